@@ -1,0 +1,66 @@
+// Package describe holds the descriptor helpers that registry and
+// registrytest share: running a collector's Describe and naming what it
+// yields. It is internal because the helpers only make sense next to the
+// ownership rules of package registry.
+package describe
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Descs runs c.Describe in its own goroutine, as prometheus.Registry does, and
+// returns every descriptor it sent, in order.
+func Descs(c prometheus.Collector) []*prometheus.Desc {
+	ch := make(chan *prometheus.Desc, 8)
+	go func() {
+		defer close(ch)
+		c.Describe(ch)
+	}()
+	var out []*prometheus.Desc
+	for d := range ch {
+		out = append(out, d)
+	}
+	return out
+}
+
+// Name returns the fully-qualified metric name of d. client_golang exposes it
+// only through Desc.String, whose text starts with the quoted name; if that
+// format ever changes, the whole String is returned so that a message still
+// names the metric.
+func Name(d *prometheus.Desc) string {
+	s := d.String()
+	const lead = `Desc{fqName: `
+	if rest, ok := strings.CutPrefix(s, lead); ok {
+		if q, err := strconv.QuotedPrefix(rest); err == nil {
+			if name, err := strconv.Unquote(q); err == nil {
+				return name
+			}
+		}
+	}
+	return s
+}
+
+// Names returns the sorted, de-duplicated metric names of descs.
+func Names(descs []*prometheus.Desc) []string {
+	names := make([]string, 0, len(descs))
+	for _, d := range descs {
+		names = append(names, Name(d))
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// Key returns a string that is equal for two collectors exactly when they
+// describe the same set of descriptors. It is "" for an unchecked collector.
+func Key(descs []*prometheus.Desc) string {
+	parts := make([]string, 0, len(descs))
+	for _, d := range descs {
+		parts = append(parts, d.String())
+	}
+	slices.Sort(parts)
+	return strings.Join(slices.Compact(parts), "\n")
+}

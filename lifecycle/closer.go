@@ -1,0 +1,100 @@
+package lifecycle
+
+import (
+	"errors"
+	"io"
+	"reflect"
+	"sync"
+
+	"go.uber.org/multierr"
+)
+
+// ErrClosed is returned by [Slot.Replace] once the slot is closed.
+var ErrClosed = errors.New("lifecycle: slot is closed")
+
+// CloseOnError closes c if *errp is non-nil when it runs, and appends the
+// error of Close to *errp, so that errors.Is finds both. Defer it in a
+// constructor with a named error result, right after c is created:
+//
+//	scope := registry.NewScope(reg)
+//	defer lifecycle.CloseOnError(&err, scope)
+//
+// If *errp is nil, c is left alone. A nil c (or a nil pointer in c) does
+// nothing. CloseOnError panics if errp is nil: that is a programming error
+// that would otherwise lose the cleanup silently.
+func CloseOnError(errp *error, c io.Closer) {
+	if errp == nil {
+		panic("lifecycle: CloseOnError needs a non-nil error pointer")
+	}
+	if *errp == nil || isNil(c) {
+		return
+	}
+	*errp = multierr.Append(*errp, c.Close())
+}
+
+// A Stack runs cleanups in the reverse order of their Push, like defer, but
+// under the caller's control: a constructor pushes as it builds, and whoever
+// owns the result closes the stack. The zero value is an empty, open stack.
+type Stack struct {
+	mu     sync.Mutex
+	fns    []func() error // guarded by mu
+	closed bool           // guarded by mu
+	late   error          // guarded by mu; errors of cleanups run after Close
+}
+
+// Push adds c.Close to the stack. A nil c is ignored. On a closed stack the
+// cleanup runs at once rather than being lost, and its error is returned by
+// the next Close.
+func (s *Stack) Push(c io.Closer) {
+	if isNil(c) {
+		return
+	}
+	s.PushFunc(c.Close)
+}
+
+// PushFunc adds f to the stack, with the same rules as [Stack.Push]. A nil f
+// is ignored.
+func (s *Stack) PushFunc(f func() error) {
+	if f == nil {
+		return
+	}
+	s.mu.Lock()
+	if !s.closed {
+		s.fns = append(s.fns, f)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	err := f()
+	s.mu.Lock()
+	s.late = multierr.Append(s.late, err)
+	s.mu.Unlock()
+}
+
+// Close runs every cleanup, newest first, even when some fail, and returns
+// their errors combined. A second Close runs nothing and returns nil (or the
+// errors of cleanups pushed, and so run, after the first).
+func (s *Stack) Close() error {
+	s.mu.Lock()
+	fns, late := s.fns, s.late
+	s.fns, s.late, s.closed = nil, nil, true
+	s.mu.Unlock()
+	err := late
+	for i := len(fns) - 1; i >= 0; i-- {
+		err = multierr.Append(err, fns[i]())
+	}
+	return err
+}
+
+// isNil reports whether c is nil or holds a nil pointer.
+func isNil(c io.Closer) bool {
+	if c == nil {
+		return true
+	}
+	v := reflect.ValueOf(c)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}

@@ -1,0 +1,124 @@
+package lifecycle
+
+import (
+	"io"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/multierr"
+
+	"github.com/promscope/promscope/registry"
+)
+
+// A Slot holds at most one live instance of a recycled component, together
+// with the [registry.Scope] it was built with. [Slot.Replace] closes the
+// current instance before it builds the next, so the new one registers the
+// same metric names cleanly, and a failed build leaves nothing behind, even
+// when the constructor forgot its own cleanup.
+type Slot[T io.Closer] struct {
+	parent prometheus.Registerer
+	opts   []registry.Option
+
+	build sync.Mutex // held by Replace and Close for their whole run
+
+	mu     sync.Mutex
+	cur    T               // guarded by mu
+	scope  *registry.Scope // guarded by mu; nil when the slot is empty
+	closed bool            // guarded by mu
+}
+
+// NewSlot returns an empty slot whose instances register into parent through
+// a fresh scope each, made with opts.
+func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option) *Slot[T] {
+	return &Slot[T]{parent: parent, opts: opts}
+}
+
+// Replace closes the current instance, then its scope, and then calls build
+// with a fresh scope on the slot's parent. If build succeeds, its value is
+// kept and returned. If build fails (or panics), the slot closes the fresh
+// scope itself, holds nothing, and returns build's error; a value returned
+// together with an error is not kept, nor closed: the constructor owns it.
+//
+// The error Replace returns combines build's error with any error of closing
+// the previous instance. So a non-nil error does not by itself mean that the
+// build failed: when only the close failed, the new value is returned and
+// kept, and [Slot.Current] reports it. Once the slot is closed, Replace
+// returns [ErrClosed] and calls nothing.
+//
+// Concurrent Replace calls run one after another.
+func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err error) {
+	var zero T
+	s.build.Lock()
+	defer s.build.Unlock()
+
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return zero, ErrClosed
+	}
+	err = s.takeLocked()
+	s.mu.Unlock()
+
+	scope := registry.NewScope(s.parent, s.opts...)
+	ok := false
+	defer func() {
+		if !ok {
+			err = multierr.Append(err, scope.Close())
+		}
+	}()
+	v, berr := build(scope)
+	if berr != nil {
+		return zero, multierr.Append(err, berr)
+	}
+	ok = true
+	s.mu.Lock()
+	s.cur, s.scope = v, scope
+	s.mu.Unlock()
+	return v, err
+}
+
+// takeLocked closes and forgets the current instance: the value first, then
+// its scope. Callers hold s.build and s.mu; the closes run without s.mu so
+// that Current does not wait for them.
+func (s *Slot[T]) takeLocked() error {
+	var zero T
+	cur, scope := s.cur, s.scope
+	s.cur, s.scope = zero, nil
+	if scope == nil {
+		return nil
+	}
+	s.mu.Unlock()
+	defer s.mu.Lock()
+	return multierr.Append(closeValue(cur), scope.Close())
+}
+
+// Current returns the live instance, if there is one. It never waits for a
+// Replace in progress; during one it reports the slot empty, since the old
+// instance is closed first.
+func (s *Slot[T]) Current() (T, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur, s.scope != nil
+}
+
+// Close closes the current instance and its scope, and makes every later
+// Replace return [ErrClosed]. It waits for a Replace in progress. A second
+// Close returns nil.
+func (s *Slot[T]) Close() error {
+	s.build.Lock()
+	defer s.build.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.takeLocked()
+}
+
+func closeValue(c io.Closer) error {
+	if isNil(c) {
+		return nil
+	}
+	return c.Close()
+}

@@ -1,0 +1,27 @@
+// Package registrytest checks, in tests, that components leave nothing
+// registered behind, in the way goleak checks for goroutines.
+//
+// # Overview
+//
+// [VerifyNone] fails a test for every metric family a Gatherer still
+// exposes, and, when the Gatherer is a registry, for every collector still
+// registered even if it exposes no series. [VerifyRecycle] proves a
+// constructor recycle-safe: it builds and closes the component many times
+// against one pedantic registry and checks after every round that nothing
+// was left.
+//
+// # Usage
+//
+//	func TestWatcherIsRecycleSafe(t *testing.T) {
+//		registrytest.VerifyRecycle(t, 20, func(reg prometheus.Registerer) (*Watcher, error) {
+//			return NewWatcher(reg, "east")
+//		})
+//	}
+//
+// Both helpers take a [TestingT], which *testing.T and *testing.B satisfy.
+//
+// # Concurrency
+//
+// The helpers may be called from parallel tests; each call only reads the
+// Gatherer it is given, or uses a registry of its own.
+package registrytest

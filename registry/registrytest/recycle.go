@@ -1,0 +1,62 @@
+package registrytest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// VerifyRecycle proves that build can be run again and again without leaking
+// metrics. It calls build n times against one fresh pedantic registry; after
+// each call it closes the value if build returned no error, then checks, as
+// [VerifyNone] does, that nothing is left registered or exposed. It stops at
+// the first failure, and fails t when:
+//
+//   - something is left after a round;
+//   - build returns a [prometheus.AlreadyRegisteredError], the mark of an
+//     earlier round's leak (any other error is taken as the failure the
+//     test is simulating, such as an unreachable cluster);
+//   - closing a built value returns an error;
+//   - build panics.
+func VerifyRecycle[T io.Closer](t TestingT, n int, build func(prometheus.Registerer) (T, error)) {
+	t.Helper()
+	if build == nil {
+		panic("registrytest: VerifyRecycle needs a build function")
+	}
+	reg := prometheus.NewPedanticRegistry()
+	for round := 1; round <= n; round++ {
+		if msg := recycleOnce(reg, build); msg != "" {
+			t.Errorf("registrytest: round %d of %d: %s", round, n, msg)
+			return
+		}
+	}
+}
+
+// recycleOnce runs one round and describes what went wrong, or returns "".
+func recycleOnce[T io.Closer](reg *prometheus.Registry, build func(prometheus.Registerer) (T, error)) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprintf("build panicked: %v", r)
+		}
+	}()
+	v, err := build(reg)
+	var are prometheus.AlreadyRegisteredError
+	switch {
+	case errors.As(err, &are):
+		return fmt.Sprintf("build hit a registration left from an earlier round: %v", err)
+	case err == nil:
+		if cerr := v.Close(); cerr != nil {
+			return fmt.Sprintf("close: %v", cerr)
+		}
+	}
+	if left := leftovers(reg, nil); left != "" {
+		outcome := "after a successful build and close"
+		if err != nil {
+			outcome = fmt.Sprintf("after build failed with %q", err)
+		}
+		return fmt.Sprintf("%s: %s", outcome, left)
+	}
+	return ""
+}

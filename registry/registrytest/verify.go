@@ -1,0 +1,79 @@
+package registrytest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/internal/describe"
+)
+
+// TestingT is the part of *testing.T that the helpers use.
+type TestingT interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+// VerifyNone fails t, naming each metric family that g still exposes. When g
+// is also a [prometheus.Collector], as a *prometheus.Registry is, it also
+// names every metric still registered whose collector exposes no series at
+// the moment (such as a vector without children), since that registration
+// would make the next one fail just the same.
+//
+// Each entry of ignore is a metric name to leave out, or a name prefix
+// followed by "*" ("go_*" leaves out the Go runtime metrics).
+//
+// VerifyNone panics if g is nil.
+func VerifyNone(t TestingT, g prometheus.Gatherer, ignore ...string) {
+	t.Helper()
+	if g == nil {
+		panic("registrytest: VerifyNone needs a Gatherer")
+	}
+	if msg := leftovers(g, ignore); msg != "" {
+		t.Errorf("registrytest: %s", msg)
+	}
+}
+
+// leftovers describes what g still exposes or holds, or returns "".
+func leftovers(g prometheus.Gatherer, ignore []string) string {
+	var parts []string
+	mfs, err := g.Gather()
+	if err != nil {
+		parts = append(parts, fmt.Sprintf("gather failed: %v", err))
+	}
+	var exposed []string
+	seen := map[string]bool{}
+	for _, mf := range mfs {
+		name := mf.GetName()
+		seen[name] = true
+		if !ignored(name, ignore) {
+			exposed = append(exposed, fmt.Sprintf("%s (%d series)", name, len(mf.GetMetric())))
+		}
+	}
+	if len(exposed) > 0 {
+		parts = append(parts, fmt.Sprintf("%d metric families still exposed: %s", len(exposed), strings.Join(exposed, ", ")))
+	}
+	if c, ok := g.(prometheus.Collector); ok {
+		var held []string
+		for _, name := range describe.Names(describe.Descs(c)) {
+			if !seen[name] && !ignored(name, ignore) {
+				held = append(held, name)
+			}
+		}
+		if len(held) > 0 {
+			parts = append(parts, fmt.Sprintf("%d metrics still registered with no series: %s", len(held), strings.Join(held, ", ")))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func ignored(name string, ignore []string) bool {
+	return slices.ContainsFunc(ignore, func(pattern string) bool {
+		if prefix, ok := strings.CutSuffix(pattern, "*"); ok {
+			return strings.HasPrefix(name, prefix)
+		}
+		return name == pattern
+	})
+}

@@ -1,0 +1,360 @@
+package registry
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/multierr"
+
+	"github.com/promscope/promscope/internal/describe"
+)
+
+// Compile-time checks of the interfaces a Scope implements.
+var (
+	_ prometheus.Registerer = (*Scope)(nil)
+	_ prometheus.Gatherer   = (*Scope)(nil)
+	_ io.Closer             = (*Scope)(nil)
+)
+
+// A Scope is a [prometheus.Registerer] that owns what is registered through
+// it and removes all of it on [Scope.Close]. Create one with [NewScope] or
+// [Scope.Child]; the zero value is not usable.
+type Scope struct {
+	reg  prometheus.Registerer // the parent; nil registers nowhere
+	opts options               // prefix and labels, composed with the ancestors'
+	up   *Scope                // the scope Child was called on, else nil
+
+	mu       sync.Mutex
+	closed   bool                            // guarded by mu
+	head     *entry                          // guarded by mu; oldest registration
+	tail     *entry                          // guarded by mu; newest registration
+	n        int                             // guarded by mu; entries in the list
+	byUser   map[prometheus.Collector]*entry // guarded by mu; newest entry per collector
+	byKey    map[string]*entry               // guarded by mu; built on first descriptor lookup
+	children map[*Scope]uint64               // guarded by mu; value is creation order
+	seq      uint64                          // guarded by mu; last creation order given
+	deletes  []deletion                      // guarded by mu
+}
+
+// NewScope returns an open scope that registers into parent, applying opts to
+// everything registered through it. A nil parent registers nowhere, like
+// promauto.With(nil): the scope still tracks, gathers and deletes. The parent
+// may itself be a Scope, or any other Registerer.
+func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
+	return newScope(parent, newOptions(opts), nil)
+}
+
+func newScope(parent prometheus.Registerer, o options, up *Scope) *Scope {
+	if isNil(parent) {
+		parent = nil
+	}
+	return &Scope{reg: parent, opts: o, up: up, byUser: map[prometheus.Collector]*entry{}}
+}
+
+// Register registers c with the parent and, if the parent accepts it, records
+// it as owned by s. The parent's error is returned unchanged, except that an
+// [prometheus.AlreadyRegisteredError] names the user's collectors rather than
+// the wrappers scopes register in their place, so ExistingCollector is the
+// collector that is really registered. A failed registration is not recorded.
+//
+// Register returns an error wrapping [ErrNilCollector] for a nil c, and
+// [ErrClosed] once s is closed; in both cases the parent is not touched.
+func (s *Scope) Register(c prometheus.Collector) error {
+	if isNil(c) {
+		return fmt.Errorf("registry: register: %w", ErrNilCollector)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	e := &entry{user: c, exposed: s.opts.wrap(c), member: &member{}, unchecked: isUnchecked(c)}
+	e.member.live.Store(e)
+	if s.reg != nil {
+		if err := s.reg.Register(e.member); err != nil {
+			e.member.live.Store(nil)
+			return translate(err, c, e.member)
+		}
+	}
+	s.track(e)
+	return nil
+}
+
+// MustRegister registers each collector in turn and panics with the first
+// error [Scope.Register] returns. Collectors registered before the failing
+// one stay registered and owned by s.
+func (s *Scope) MustRegister(cs ...prometheus.Collector) {
+	for _, c := range cs {
+		if err := s.Register(c); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// Unregister removes c from the parent if s registered it, and reports
+// whether it did. c is found as client_golang defines identity: the same
+// collector object, or one describing the same descriptors. Unregister never
+// removes a collector that s does not own: if somebody else has since
+// replaced s's registration with an equal collector, that one stays and
+// Unregister returns false. An unchecked collector, which a
+// prometheus.Registry cannot unregister, is silenced instead and counts as
+// removed.
+func (s *Scope) Unregister(c prometheus.Collector) bool {
+	if isNil(c) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	e := s.lookup(c)
+	if e == nil {
+		return false
+	}
+	s.untrack(e)
+	return s.release(e) == nil
+}
+
+// Child returns a scope that registers into the same parent as s, with the
+// prefix and labels of s composed with opts (see [WithPrefix]), and that s
+// owns: closing s closes the child first. Closing the child detaches it from
+// s. A child of a closed scope is closed.
+//
+// Child panics if opts set a label name that s (or an ancestor) already sets.
+func (s *Scope) Child(opts ...Option) *Scope {
+	o := newOptions(opts).under(s.opts)
+	c := newScope(s.reg, o, s)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		c.closed = true
+		c.up = nil
+		return c
+	}
+	if s.children == nil {
+		s.children = map[*Scope]uint64{}
+	}
+	s.seq++
+	s.children[c] = s.seq
+	return c
+}
+
+// Len returns how many collectors s and its open children own.
+func (s *Scope) Len() int {
+	s.mu.Lock()
+	n := s.n
+	children := s.childList()
+	s.mu.Unlock()
+	for _, c := range children {
+		n += c.Len()
+	}
+	return n
+}
+
+// Close removes everything s owns, in this order: its children, newest
+// first; the series registered with [Scope.DeleteOnClose]; then its
+// collectors, newest first. Close is best effort: it attempts every step and
+// combines the failures with go.uber.org/multierr, one [UnregisterError] per
+// collector that it could not remove as its own. A collector that somebody
+// else replaced with an equal one of their own is left to them. Whatever
+// happens, nothing s registered exposes anything afterwards or keeps the
+// user's collectors reachable.
+//
+// A second Close returns nil, and so does Close on a nil *Scope. Register
+// calls racing with Close either complete before it, and are removed, or
+// return ErrClosed.
+func (s *Scope) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	children := s.childList()
+	deletes := s.deletes
+	tail := s.tail
+	up := s.up
+	s.children, s.deletes, s.head, s.tail, s.n, s.byUser, s.byKey, s.up = nil, nil, nil, nil, 0, nil, nil, nil
+	s.mu.Unlock()
+
+	if up != nil {
+		up.detach(s)
+	}
+	var err error
+	for _, c := range slices.Backward(children) {
+		err = multierr.Append(err, c.Close())
+	}
+	for _, d := range deletes {
+		d.run()
+	}
+	for e := tail; e != nil; {
+		prev := e.prev
+		e.prev, e.next, e.sameUser = nil, nil, nil
+		err = multierr.Append(err, s.release(e))
+		e = prev
+	}
+	return err
+}
+
+// release takes e back from the parent and silences its member. It first asks
+// the parent who holds e's identity, by registering the member again: only
+// if the member itself (or a wrapper of it) is registered does it unregister.
+func (s *Scope) release(e *entry) (err error) {
+	if s.reg == nil || e.unchecked {
+		e.member.live.Store(nil)
+		return nil
+	}
+	defer func() {
+		if err != nil {
+			err = &UnregisterError{Metrics: describe.Names(describe.Descs(e.exposed)), Err: err}
+		}
+		e.member.live.Store(nil)
+	}()
+	probe := s.reg.Register(e.member)
+	var are prometheus.AlreadyRegisteredError
+	switch {
+	case probe == nil:
+		// Nobody held the identity: someone else had unregistered ours.
+		// The probe just registered it again, so take it back out. A
+		// parent that keeps nothing (a no-op Registerer) refuses, and
+		// then there was nothing to report.
+		if s.reg.Unregister(e.member) {
+			return fmt.Errorf("%w: somebody else unregistered it", ErrNotRegistered)
+		}
+		return nil
+	case errors.As(probe, &are):
+		if !e.member.forwardsTo(are.ExistingCollector) {
+			return fmt.Errorf("%w: an equal collector of somebody else's is registered in its place and was left alone", ErrNotRegistered)
+		}
+		if !s.reg.Unregister(e.member) {
+			return fmt.Errorf("%w: the parent refused to unregister it", ErrNotRegistered)
+		}
+		return nil
+	case errors.Is(probe, ErrClosed):
+		// The parent is a closed scope, which removed everything already.
+		return nil
+	default:
+		return fmt.Errorf("%w: %w", ErrNotRegistered, probe)
+	}
+}
+
+// track appends e to the registration list. Callers hold s.mu.
+func (s *Scope) track(e *entry) {
+	e.prev = s.tail
+	if s.tail != nil {
+		s.tail.next = e
+	} else {
+		s.head = e
+	}
+	s.tail = e
+	s.n++
+	if hashable(e.user) {
+		e.sameUser = s.byUser[e.user]
+		s.byUser[e.user] = e
+	}
+	if s.byKey != nil {
+		s.indexKey(e)
+	}
+}
+
+// untrack removes e from the list and the indexes. Callers hold s.mu.
+func (s *Scope) untrack(e *entry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		s.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		s.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+	s.n--
+	if hashable(e.user) {
+		if s.byUser[e.user] == e {
+			if e.sameUser != nil {
+				s.byUser[e.user] = e.sameUser
+			} else {
+				delete(s.byUser, e.user)
+			}
+		} else {
+			for p := s.byUser[e.user]; p != nil; p = p.sameUser {
+				if p.sameUser == e {
+					p.sameUser = e.sameUser
+					break
+				}
+			}
+		}
+		e.sameUser = nil
+	}
+	if s.byKey != nil && e.key != "" && s.byKey[e.key] == e {
+		delete(s.byKey, e.key)
+	}
+}
+
+// lookup finds the entry for c: by object first, then by descriptors. The
+// descriptor index is built the first time it is needed, and kept from then
+// on. Callers hold s.mu.
+func (s *Scope) lookup(c prometheus.Collector) *entry {
+	if hashable(c) {
+		if e := s.byUser[c]; e != nil {
+			return e
+		}
+	}
+	key := describe.Key(describe.Descs(s.opts.wrap(c)))
+	if key == "" {
+		return nil
+	}
+	if s.byKey == nil {
+		s.byKey = map[string]*entry{}
+		for e := s.head; e != nil; e = e.next {
+			s.indexKey(e)
+		}
+	}
+	return s.byKey[key]
+}
+
+// indexKey adds e to s.byKey. Callers hold s.mu.
+func (s *Scope) indexKey(e *entry) {
+	if e.unchecked {
+		return
+	}
+	if e.key == "" {
+		e.key = describe.Key(describe.Descs(e.exposed))
+	}
+	if e.key != "" {
+		if _, taken := s.byKey[e.key]; !taken {
+			s.byKey[e.key] = e
+		}
+	}
+}
+
+// childList returns the open children, oldest first. Callers hold s.mu.
+func (s *Scope) childList() []*Scope {
+	if len(s.children) == 0 {
+		return nil
+	}
+	out := make([]*Scope, 0, len(s.children))
+	for c := range s.children {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *Scope) int { return cmp.Compare(s.children[a], s.children[b]) })
+	return out
+}
+
+// detach forgets the closed child c.
+func (s *Scope) detach(c *Scope) {
+	s.mu.Lock()
+	delete(s.children, c)
+	s.mu.Unlock()
+}

@@ -1,0 +1,59 @@
+package registry
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// A Deleter deletes the series of a vector whose labels match. Every
+// client_golang vector (*CounterVec, *GaugeVec, *HistogramVec, *SummaryVec,
+// *MetricVec) is one.
+type Deleter interface {
+	DeletePartialMatch(labels prometheus.Labels) int
+}
+
+// deletion is one DeleteOnClose call, run by Close.
+type deletion struct {
+	labels prometheus.Labels
+	vecs   []Deleter
+}
+
+func (d deletion) run() {
+	for _, v := range d.vecs {
+		v.DeletePartialMatch(d.labels)
+	}
+}
+
+// DeleteOnClose makes [Scope.Close] delete, from each of vecs, every series
+// whose labels include all of labels (see [prometheus.MetricVec.DeletePartialMatch]).
+// This is how a component cleans up its series in vectors it shares with
+// others, such as one labelled per link or per tenant, which it does not own
+// and which must stay registered. The labels are matched as given: the
+// scope's own prefix and labels do not apply to vectors it did not register.
+// On a closed scope, DeleteOnClose deletes at once. The labels and vecs are
+// copied.
+//
+// DeleteOnClose panics if labels is empty, which would delete every series of
+// the vectors, or if a vector is nil: both are programmer errors.
+func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
+	if len(labels) == 0 {
+		panic("registry: DeleteOnClose with no labels would delete every series of the vectors")
+	}
+	for i, v := range vecs {
+		if isNil(v) {
+			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
+		}
+	}
+	d := deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs)}
+	s.mu.Lock()
+	if !s.closed {
+		s.deletes = append(s.deletes, d)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	d.run()
+}

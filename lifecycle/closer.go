@@ -72,18 +72,25 @@ func (s *Stack) PushFunc(f func() error) {
 }
 
 // Close runs every cleanup, newest first, even when some fail, and returns
-// their errors combined. A second Close runs nothing and returns nil (or the
-// errors of cleanups pushed, and so run, after the first).
+// their errors combined. Like deferred calls, the remaining cleanups still
+// run when one panics, and the panic goes on once they have. A second Close
+// runs nothing and returns nil (or the errors of cleanups pushed, and so run,
+// after the first).
 func (s *Stack) Close() error {
 	s.mu.Lock()
 	fns, late := s.fns, s.late
 	s.fns, s.late, s.closed = nil, nil, true
 	s.mu.Unlock()
-	err := late
-	for i := len(fns) - 1; i >= 0; i-- {
-		err = multierr.Append(err, fns[i]())
+	return multierr.Append(late, unwind(fns))
+}
+
+// unwind runs fns newest first by deferring them in push order, so that Go's
+// own unwinding keeps going past a cleanup that panics.
+func unwind(fns []func() error) (err error) {
+	for _, f := range fns {
+		defer func() { err = multierr.Append(err, f()) }()
 	}
-	return err
+	return nil
 }
 
 // isNil reports whether c is nil or holds a nil pointer.

@@ -51,13 +51,11 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 	s.build.Lock()
 	defer s.build.Unlock()
 
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	var closed bool
+	closed, err = s.take()
+	if closed {
 		return zero, ErrClosed
 	}
-	err = s.takeLocked()
-	s.mu.Unlock()
 
 	scope := registry.NewScope(s.parent, s.opts...)
 	ok := false
@@ -77,10 +75,24 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 	return v, err
 }
 
+// take is takeLocked for Replace: it reports a closed slot, and otherwise
+// closes the current instance. Callers hold s.build. The deferred Unlock
+// matters when the value's Close panics: a caller that recovers (a
+// controller's reconcile loop does) must find the slot usable, not locked.
+func (s *Slot[T]) take() (closed bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return true, nil
+	}
+	return false, s.takeLocked()
+}
+
 // takeLocked closes and forgets the current instance: the value first, then
-// its scope. Callers hold s.build and s.mu; the closes run without s.mu so
-// that Current does not wait for them.
-func (s *Slot[T]) takeLocked() error {
+// its scope, even if the value's Close panics. Callers hold s.build and s.mu,
+// and hold s.mu again when it returns or panics; the closes run without s.mu
+// so that Current does not wait for them.
+func (s *Slot[T]) takeLocked() (err error) {
 	var zero T
 	cur, scope := s.cur, s.scope
 	s.cur, s.scope = zero, nil
@@ -89,7 +101,8 @@ func (s *Slot[T]) takeLocked() error {
 	}
 	s.mu.Unlock()
 	defer s.mu.Lock()
-	return multierr.Append(closeValue(cur), scope.Close())
+	defer func() { err = multierr.Append(err, scope.Close()) }()
+	return closeValue(cur)
 }
 
 // Current returns the live instance, if there is one. It never waits for a

@@ -1,0 +1,239 @@
+package lifecycle_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/lifecycle"
+	"github.com/promscope/promscope/registry"
+)
+
+// A cache registers a gauge in its constructor, then loads its entries. The
+// load may fail after the gauge is registered.
+type cache struct {
+	scope *registry.Scope
+}
+
+func newCache(reg prometheus.Registerer, load func() (int, error)) (_ *cache, err error) {
+	scope := registry.NewScope(reg)
+	defer lifecycle.CloseOnError(&err, scope)
+
+	entries := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "cache_entries", Help: "Entries in the cache.",
+	})
+	if err := scope.Register(entries); err != nil {
+		return nil, err
+	}
+	n, err := load()
+	if err != nil {
+		return nil, fmt.Errorf("load cache: %w", err) // the gauge is unregistered again
+	}
+	entries.Set(float64(n))
+	return &cache{scope: scope}, nil
+}
+
+func (c *cache) Close() error { return c.scope.Close() }
+
+func ExampleCloseOnError() {
+	reg := prometheus.NewPedanticRegistry()
+
+	_, err := newCache(reg, func() (int, error) { return 0, errors.New("disk full") })
+	fmt.Println("first try:", err)
+	printMetrics(reg)
+
+	// The failed constructor left nothing behind, so the same gauge
+	// registers again.
+	c, err := newCache(reg, func() (int, error) { return 3, nil })
+	fmt.Println("second try:", err)
+	printMetrics(reg)
+	_ = c.Close()
+	// Output:
+	// first try: load cache: disk full
+	// (nothing exposed)
+	// second try: <nil>
+	// cache_entries 3
+}
+
+// step is a cleanup that says what it does.
+type step string
+
+func (s step) Close() error {
+	fmt.Println("close", string(s))
+	return nil
+}
+
+func ExampleStack() {
+	var cleanup lifecycle.Stack
+	cleanup.Push(step("database"))
+	cleanup.PushFunc(func() error {
+		fmt.Println("stop informer")
+		return errors.New("informer: already stopped")
+	})
+	cleanup.Push(step("listener"))
+
+	// Newest first, every one of them, even after a failure.
+	fmt.Println("error:", cleanup.Close())
+	fmt.Println("again:", cleanup.Close())
+	// Output:
+	// close listener
+	// stop informer
+	// close database
+	// error: informer: already stopped
+	// again: <nil>
+}
+
+// A watcher follows one cluster. Its constructor registers its gauges, then
+// dials the cluster; when the dial fails it returns without cleaning up, and
+// the slot that builds it removes the gauges.
+type watcher struct {
+	cluster string
+}
+
+func newWatcher(reg prometheus.Registerer, cluster string, dial func() (int, error)) (*watcher, error) {
+	connected := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "watcher_connected", Help: "Whether the watcher is connected to its cluster.",
+	})
+	objects := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "watcher_cached_objects", Help: "Objects in the watcher's cache.",
+	})
+	if err := reg.Register(connected); err != nil {
+		return nil, err
+	}
+	if err := reg.Register(objects); err != nil {
+		return nil, err
+	}
+	n, err := dial()
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", cluster, err)
+	}
+	connected.Set(1)
+	objects.Set(float64(n))
+	return &watcher{cluster: cluster}, nil
+}
+
+func (w *watcher) Close() error {
+	fmt.Println("watcher for", w.cluster, "stopped")
+	return nil
+}
+
+func ExampleSlot_Replace() {
+	reg := prometheus.NewPedanticRegistry()
+	slot := lifecycle.NewSlot[*watcher](reg, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+
+	// The cluster is unreachable for the first two attempts.
+	attempts := 0
+	dial := func() (int, error) {
+		attempts++
+		if attempts < 3 {
+			return 0, errors.New("dial tcp 10.0.0.7:6443: connection refused")
+		}
+		return 42, nil
+	}
+
+	for attempt := 1; ; attempt++ {
+		_, err := slot.Replace(func(scope *registry.Scope) (*watcher, error) {
+			return newWatcher(scope, "east", dial)
+		})
+		if err != nil {
+			// A real loop would back off here. Every failed attempt
+			// registered the same gauges, and none of them is left.
+			fmt.Printf("attempt %d: %v\n", attempt, err)
+			continue
+		}
+		fmt.Printf("attempt %d: connected\n", attempt)
+		break
+	}
+	printMetrics(reg)
+
+	_ = slot.Close()
+	printMetrics(reg)
+	// Output:
+	// attempt 1: watch east: dial tcp 10.0.0.7:6443: connection refused
+	// attempt 2: watch east: dial tcp 10.0.0.7:6443: connection refused
+	// attempt 3: connected
+	// watcher_cached_objects{cluster="east"} 42
+	// watcher_connected{cluster="east"} 1
+	// watcher for east stopped
+	// (nothing exposed)
+}
+
+func ExampleSlot_Current() {
+	reg := prometheus.NewPedanticRegistry()
+	slot := lifecycle.NewSlot[*watcher](reg)
+	defer slot.Close()
+
+	// A health check reads the slot without waiting for a reconnect.
+	healthy := func() string {
+		if w, ok := slot.Current(); ok {
+			return "watching " + w.cluster
+		}
+		return "not connected"
+	}
+	fmt.Println(healthy())
+
+	_, _ = slot.Replace(func(scope *registry.Scope) (*watcher, error) {
+		return newWatcher(scope, "west", func() (int, error) { return 0, errors.New("timeout") })
+	})
+	fmt.Println(healthy())
+
+	_, _ = slot.Replace(func(scope *registry.Scope) (*watcher, error) {
+		return newWatcher(scope, "west", func() (int, error) { return 7, nil })
+	})
+	fmt.Println(healthy())
+	// Output:
+	// not connected
+	// not connected
+	// watching west
+	// watcher for west stopped
+}
+
+func ExampleSlot_Close() {
+	slot := lifecycle.NewSlot[*watcher](prometheus.NewPedanticRegistry())
+	_, _ = slot.Replace(func(scope *registry.Scope) (*watcher, error) {
+		return newWatcher(scope, "north", func() (int, error) { return 1, nil })
+	})
+
+	fmt.Println("close:", slot.Close())
+	fmt.Println("close again:", slot.Close())
+
+	_, err := slot.Replace(func(scope *registry.Scope) (*watcher, error) {
+		fmt.Println("never built")
+		return newWatcher(scope, "north", func() (int, error) { return 1, nil })
+	})
+	fmt.Println("replace after close:", errors.Is(err, lifecycle.ErrClosed))
+	// Output:
+	// watcher for north stopped
+	// close: <nil>
+	// close again: <nil>
+	// replace after close: true
+}
+
+// printMetrics prints every gauge and counter series that g exposes, one a
+// line, as name{labels} value.
+func printMetrics(g prometheus.Gatherer) {
+	mfs, err := g.Gather()
+	if err != nil {
+		fmt.Println("gather:", err)
+		return
+	}
+	if len(mfs) == 0 {
+		fmt.Println("(nothing exposed)")
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			series := mf.GetName()
+			if len(labels) > 0 {
+				series += "{" + strings.Join(labels, ",") + "}"
+			}
+			value := m.GetGauge().GetValue() + m.GetCounter().GetValue()
+			fmt.Println(series, value)
+		}
+	}
+}

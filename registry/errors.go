@@ -58,5 +58,21 @@ func translate(err error, c prometheus.Collector, m *member) error {
 		are.NewCollector = c
 	}
 	are.ExistingCollector = unwrapMember(are.ExistingCollector)
+	if _, nested := c.(*member); !nested {
+		// A user is asking, not a scope nested on this one (which needs
+		// its own member back, see unwrapMember): name the user's
+		// collector however deeply the scopes nest.
+		for {
+			m, ok := are.ExistingCollector.(*member)
+			if !ok {
+				break
+			}
+			u := m.user()
+			if u == nil {
+				break
+			}
+			are.ExistingCollector = u
+		}
+	}
 	return are
 }

@@ -87,6 +87,7 @@ type entry struct {
 	// Guarded by the owning Scope's mu.
 	prev, next *entry
 	sameUser   *entry // another live entry for the same user collector
+	sameKey    *entry // an older live entry with the same key, once indexed
 	key        string // describe.Key of exposed, computed on demand
 }
 

@@ -31,11 +31,12 @@ type Scope struct {
 
 	mu       sync.Mutex
 	closed   bool                            // guarded by mu
+	closing  sync.WaitGroup                  // one count while the first Close runs; Add under mu
 	head     *entry                          // guarded by mu; oldest registration
 	tail     *entry                          // guarded by mu; newest registration
 	n        int                             // guarded by mu; entries in the list
-	byUser   map[prometheus.Collector]*entry // guarded by mu; newest entry per collector
-	byKey    map[string]*entry               // guarded by mu; built on first descriptor lookup
+	byUser   map[prometheus.Collector]*entry // guarded by mu; newest entry per collector, built on first lookup
+	byKey    map[string]*entry               // guarded by mu; newest entry per key, built on first descriptor lookup
 	children map[*Scope]uint64               // guarded by mu; value is creation order
 	seq      uint64                          // guarded by mu; last creation order given
 	deletes  []deletion                      // guarded by mu
@@ -53,7 +54,7 @@ func newScope(parent prometheus.Registerer, o options, up *Scope) *Scope {
 	if isNil(parent) {
 		parent = nil
 	}
-	return &Scope{reg: parent, opts: o, up: up, byUser: map[prometheus.Collector]*entry{}}
+	return &Scope{reg: parent, opts: o, up: up}
 }
 
 // Register registers c with the parent and, if the parent accepts it, records
@@ -166,9 +167,10 @@ func (s *Scope) Len() int {
 // happens, nothing s registered exposes anything afterwards or keeps the
 // user's collectors reachable.
 //
-// A second Close returns nil, and so does Close on a nil *Scope. Register
-// calls racing with Close either complete before it, and are removed, or
-// return ErrClosed.
+// A second Close returns nil once the first has finished (it waits for a
+// Close in progress, such as a child's own Close that is slow in the parent),
+// and so does Close on a nil *Scope. Register calls racing with Close either
+// complete before it, and are removed, or return ErrClosed.
 func (s *Scope) Close() error {
 	if s == nil {
 		return nil
@@ -176,9 +178,12 @@ func (s *Scope) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		s.closing.Wait()
 		return nil
 	}
 	s.closed = true
+	s.closing.Add(1)
+	defer s.closing.Done()
 	children := s.childList()
 	deletes := s.deletes
 	tail := s.tail
@@ -198,7 +203,7 @@ func (s *Scope) Close() error {
 	}
 	for e := tail; e != nil; {
 		prev := e.prev
-		e.prev, e.next, e.sameUser = nil, nil, nil
+		e.prev, e.next, e.sameUser, e.sameKey = nil, nil, nil, nil
 		err = multierr.Append(err, s.release(e))
 		e = prev
 	}
@@ -211,6 +216,12 @@ func (s *Scope) Close() error {
 func (s *Scope) release(e *entry) (err error) {
 	if s.reg == nil || e.unchecked {
 		e.member.live.Store(nil)
+		if s.reg != nil {
+			// A prometheus.Registry cannot unregister an unchecked
+			// collector and says so; a parent Scope can, and must, or
+			// it would keep an entry for every recycled child.
+			s.reg.Unregister(e.member)
+		}
 		return nil
 	}
 	defer func() {
@@ -220,7 +231,7 @@ func (s *Scope) release(e *entry) (err error) {
 		e.member.live.Store(nil)
 	}()
 	probe := s.reg.Register(e.member)
-	var are prometheus.AlreadyRegisteredError
+	are, isARE := asAlreadyRegistered(probe)
 	switch {
 	case probe == nil:
 		// Nobody held the identity: someone else had unregistered ours.
@@ -231,7 +242,7 @@ func (s *Scope) release(e *entry) (err error) {
 			return fmt.Errorf("%w: somebody else unregistered it", ErrNotRegistered)
 		}
 		return nil
-	case errors.As(probe, &are):
+	case isARE:
 		if !e.member.forwardsTo(are.ExistingCollector) {
 			return fmt.Errorf("%w: an equal collector of somebody else's is registered in its place and was left alone", ErrNotRegistered)
 		}
@@ -247,6 +258,19 @@ func (s *Scope) release(e *entry) (err error) {
 	}
 }
 
+// asAlreadyRegistered is errors.As for a prometheus.AlreadyRegisteredError,
+// with a fast path for the unwrapped value that a prometheus.Registry
+// returns: the target of errors.As escapes to the heap, an allocation that
+// release would otherwise make for every collector Close removes.
+func asAlreadyRegistered(err error) (prometheus.AlreadyRegisteredError, bool) {
+	if are, ok := err.(prometheus.AlreadyRegisteredError); ok { //nolint:errorlint // The fast path; errors.As below sees through wrapping.
+		return are, true
+	}
+	var are prometheus.AlreadyRegisteredError
+	ok := errors.As(err, &are)
+	return are, ok
+}
+
 // track appends e to the registration list. Callers hold s.mu.
 func (s *Scope) track(e *entry) {
 	e.prev = s.tail
@@ -257,9 +281,8 @@ func (s *Scope) track(e *entry) {
 	}
 	s.tail = e
 	s.n++
-	if hashable(e.user) {
-		e.sameUser = s.byUser[e.user]
-		s.byUser[e.user] = e
+	if s.byUser != nil {
+		s.indexUser(e)
 	}
 	if s.byKey != nil {
 		s.indexKey(e)
@@ -280,7 +303,7 @@ func (s *Scope) untrack(e *entry) {
 	}
 	e.prev, e.next = nil, nil
 	s.n--
-	if hashable(e.user) {
+	if s.byUser != nil && hashable(e.user) {
 		if s.byUser[e.user] == e {
 			if e.sameUser != nil {
 				s.byUser[e.user] = e.sameUser
@@ -297,16 +320,41 @@ func (s *Scope) untrack(e *entry) {
 		}
 		e.sameUser = nil
 	}
-	if s.byKey != nil && e.key != "" && s.byKey[e.key] == e {
-		delete(s.byKey, e.key)
+	if s.byKey != nil && e.key != "" {
+		if s.byKey[e.key] == e {
+			if e.sameKey != nil {
+				s.byKey[e.key] = e.sameKey
+			} else {
+				delete(s.byKey, e.key)
+			}
+		} else {
+			for p := s.byKey[e.key]; p != nil; p = p.sameKey {
+				if p.sameKey == e {
+					p.sameKey = e.sameKey
+					break
+				}
+			}
+		}
+		e.sameKey = nil
 	}
 }
 
-// lookup finds the entry for c: by object first, then by descriptors. The
-// descriptor index is built the first time it is needed, and kept from then
-// on. Callers hold s.mu.
+// lookup finds the newest entry for c: by object first, then by descriptors.
+// Only the newest entry with given descriptors can still be registered in the
+// parent: an equal registration succeeds only once the older one is gone. Both
+// indexes are built the first time they are needed, and kept from then on.
+// Callers hold s.mu.
 func (s *Scope) lookup(c prometheus.Collector) *entry {
 	if hashable(c) {
+		if s.byUser == nil {
+			// Register leaves this index to the first lookup, which spares
+			// every registration a map insert: most scopes are closed,
+			// never asked.
+			s.byUser = map[prometheus.Collector]*entry{}
+			for e := s.head; e != nil; e = e.next {
+				s.indexUser(e)
+			}
+		}
 		if e := s.byUser[c]; e != nil {
 			return e
 		}
@@ -324,6 +372,15 @@ func (s *Scope) lookup(c prometheus.Collector) *entry {
 	return s.byKey[key]
 }
 
+// indexUser adds e to s.byUser, as the newest entry of its collector.
+// Callers hold s.mu.
+func (s *Scope) indexUser(e *entry) {
+	if hashable(e.user) {
+		e.sameUser = s.byUser[e.user]
+		s.byUser[e.user] = e
+	}
+}
+
 // indexKey adds e to s.byKey. Callers hold s.mu.
 func (s *Scope) indexKey(e *entry) {
 	if e.unchecked {
@@ -333,9 +390,8 @@ func (s *Scope) indexKey(e *entry) {
 		e.key = describe.Key(describe.Descs(e.exposed))
 	}
 	if e.key != "" {
-		if _, taken := s.byKey[e.key]; !taken {
-			s.byKey[e.key] = e
-		}
+		e.sameKey = s.byKey[e.key]
+		s.byKey[e.key] = e
 	}
 }
 

@@ -16,8 +16,17 @@ lint:
 	go mod tidy -diff
 	$(GOLANGCI_LINT) run ./...
 
+# bench runs every benchmark once per round, BENCH_COUNT rounds, so that noise
+# on a shared machine falls on the raw and scope variants alike; then the
+# 100,000-cycle memory soak. BENCHMARKS.md shows how to read bench.txt with
+# benchstat.
 bench:
-	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./... | tee bench.txt
+	rm -f bench.txt
+	for i in $$(seq $(BENCH_COUNT)); do \
+		go test -run '^$$' -bench . -benchmem -benchtime 500ms -count 1 ./... | tee -a bench.txt; \
+	done
+	! grep -E '^(FAIL|panic:)' bench.txt
+	go test -run '^TestFailedConstructorSoak$$' -v ./registry -soak
 
 cover:
 	go test -race -coverprofile=cover.out ./...

@@ -23,9 +23,6 @@ func TestReadmeQuickStartIsExampleNewScope(t *testing.T) {
 		t.Fatal("README.md has no quick start block starting with package watcher and the Watcher type")
 	}
 	code := string(block[1])
-	if testing.Verbose() {
-		t.Logf("quick start: %d lines", strings.Count(code, "\n"))
-	}
 	if !strings.Contains(string(example), code) {
 		t.Errorf("the README quick start differs from the code in registry/example_test.go; copy it again:\n%s", code)
 	}

@@ -45,8 +45,12 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 // kept, and [Slot.Current] reports it. Once the slot is closed, Replace
 // returns [ErrClosed] and calls nothing.
 //
-// Concurrent Replace calls run one after another.
+// Concurrent Replace calls run one after another. Replace panics if build is
+// nil, before it touches the current instance: that is a programming error.
 func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err error) {
+	if build == nil {
+		panic("lifecycle: Replace needs a build function")
+	}
 	var zero T
 	s.build.Lock()
 	defer s.build.Unlock()

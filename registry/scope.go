@@ -70,20 +70,51 @@ func (s *Scope) Register(c prometheus.Collector) error {
 		return fmt.Errorf("registry: register: %w", ErrNilCollector)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
+		s.waitClosed(c)
 		return ErrClosed
 	}
+	defer s.mu.Unlock()
 	e := &entry{user: c, exposed: s.opts.wrap(c), member: &member{}, unchecked: isUnchecked(c)}
 	e.member.live.Store(e)
 	if s.reg != nil {
-		if err := s.reg.Register(e.member); err != nil {
+		if err := s.registerMember(c, e.member); err != nil {
 			e.member.live.Store(nil)
 			return translate(err, c, e.member)
 		}
 	}
 	s.track(e)
 	return nil
+}
+
+// registerMember registers m, standing for c, with the parent. When the
+// parent names as the holder a member that its scope has released, that
+// scope was removing its registration as the parent answered: a scope
+// silences a member only once the parent's Unregister has returned. So the
+// identity is free by now (unless that parent refused to let go), and
+// registerMember asks again, a few times, rather than report a holder that
+// is gone and name an emptied wrapper as ExistingCollector.
+func (s *Scope) registerMember(c prometheus.Collector, m *member) error {
+	err := s.reg.Register(m)
+	for range 3 {
+		if err == nil || !heldByReleased(translate(err, c, m)) {
+			break
+		}
+		err = s.reg.Register(m)
+	}
+	return err
+}
+
+// heldByReleased reports whether err is an AlreadyRegisteredError whose
+// ExistingCollector is a released member.
+func heldByReleased(err error) bool {
+	are, ok := err.(prometheus.AlreadyRegisteredError) //nolint:errorlint // translate returns it unwrapped, by value.
+	if !ok {
+		return false
+	}
+	m, ok := are.ExistingCollector.(*member)
+	return ok && m.user() == nil
 }
 
 // MustRegister registers each collector in turn and panics with the first
@@ -110,10 +141,12 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 		return false
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
+		s.waitClosed(c)
 		return false
 	}
+	defer s.mu.Unlock()
 	e := s.lookup(c)
 	if e == nil {
 		return false
@@ -192,7 +225,9 @@ func (s *Scope) Close() error {
 	s.mu.Unlock()
 
 	if up != nil {
-		up.detach(s)
+		// Detach last: until then a Close of up closes s too, and so
+		// waits for this one to finish.
+		defer up.detach(s)
 	}
 	var err error
 	for _, c := range slices.Backward(children) {
@@ -241,12 +276,23 @@ func (s *Scope) release(e *entry) (err error) {
 		if s.reg.Unregister(e.member) {
 			return fmt.Errorf("%w: somebody else unregistered it", ErrNotRegistered)
 		}
+		if len(describe.Descs(e.exposed)) == 0 {
+			// The collector's Describe yields nothing any more, so the
+			// probe went in as an unchecked collector, and the parent
+			// cannot find the registration to remove it: say so.
+			return fmt.Errorf("%w: its Describe yields nothing now, so the parent cannot find it to unregister it", ErrNotRegistered)
+		}
 		return nil
 	case isARE:
 		if !e.member.forwardsTo(are.ExistingCollector) {
 			return fmt.Errorf("%w: an equal collector of somebody else's is registered in its place and was left alone", ErrNotRegistered)
 		}
 		if !s.reg.Unregister(e.member) {
+			if p, ok := s.reg.(*Scope); ok && p.isClosed() {
+				// The parent scope was closed since the probe;
+				// its Close took the member back.
+				return nil
+			}
 			return fmt.Errorf("%w: the parent refused to unregister it", ErrNotRegistered)
 		}
 		return nil
@@ -406,6 +452,29 @@ func (s *Scope) childList() []*Scope {
 	}
 	slices.SortFunc(out, func(a, b *Scope) int { return cmp.Compare(s.children[a], s.children[b]) })
 	return out
+}
+
+// waitClosed waits for a Close of s in progress if c is the member of a
+// scope nested on s. Register and Unregister call it before they answer
+// ErrClosed or false, so that the nested scope does not silence its member
+// while s's Close is still taking back the registration that wraps it: the
+// parent cannot unregister a member that has stopped describing its
+// descriptors. Users' calls get their answer at once.
+func (s *Scope) waitClosed(c prometheus.Collector) {
+	if _, nested := c.(*member); nested {
+		s.closing.Wait()
+	}
+}
+
+// isClosed reports whether s is closed, its Close finished.
+func (s *Scope) isClosed() bool {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		s.closing.Wait()
+	}
+	return closed
 }
 
 // detach forgets the closed child c.

@@ -19,7 +19,7 @@ import (
 //     earlier round's leak (any other error is taken as the failure the
 //     test is simulating, such as an unreachable cluster);
 //   - closing a built value returns an error;
-//   - build panics.
+//   - build, or closing a built value, panics.
 func VerifyRecycle[T io.Closer](t TestingT, n int, build func(prometheus.Registerer) (T, error)) {
 	t.Helper()
 	if build == nil {
@@ -36,9 +36,10 @@ func VerifyRecycle[T io.Closer](t TestingT, n int, build func(prometheus.Registe
 
 // recycleOnce runs one round and describes what went wrong, or returns "".
 func recycleOnce[T io.Closer](reg *prometheus.Registry, build func(prometheus.Registerer) (T, error)) (msg string) {
+	step := "build"
 	defer func() {
 		if r := recover(); r != nil {
-			msg = fmt.Sprintf("build panicked: %v", r)
+			msg = fmt.Sprintf("%s panicked: %v", step, r)
 		}
 	}()
 	v, err := build(reg)
@@ -47,6 +48,7 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, build func(prometheus.Re
 	case errors.As(err, &are):
 		return fmt.Sprintf("build hit a registration left from an earlier round: %v", err)
 	case err == nil:
+		step = "close"
 		if cerr := v.Close(); cerr != nil {
 			return fmt.Sprintf("close: %v", cerr)
 		}

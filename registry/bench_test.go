@@ -1,0 +1,470 @@
+package registry_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/promscope/promscope/registry"
+)
+
+// The benchmarks below measure what a Scope costs over raw client_golang.
+// Each runs its raw baseline and its scope variant as sub-benchmarks of one
+// function, named impl=raw and impl=scope, so that one run measures both and
+// benchstat can put them side by side (benchstat -col /impl). BENCHMARKS.md
+// at the repository root gives the commands, the bars and the results.
+
+const (
+	benchOthers    = 1000 // collectors of other components in the parent
+	benchComponent = 10   // gauges of the component under test
+)
+
+// benchGauges returns n new gauges named prefix_0 to prefix_<n-1>.
+func benchGauges(prefix string, n int) []prometheus.Collector {
+	cs := make([]prometheus.Collector, n)
+	for i := range cs {
+		cs[i] = prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: fmt.Sprintf("%s_%d", prefix, i),
+			Help: "A gauge of the benchmarks.",
+		})
+	}
+	return cs
+}
+
+// benchParent returns a registry that already holds benchOthers gauges of
+// other components, as a controller's shared registry does.
+func benchParent(tb testing.TB) *prometheus.Registry {
+	tb.Helper()
+	reg := prometheus.NewRegistry()
+	for _, g := range benchGauges("other", benchOthers) {
+		if err := reg.Register(g); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return reg
+}
+
+// benchReportPerCollector adds an ns/collector metric: the measured time spread
+// over the n collectors that each iteration handles.
+func benchReportPerCollector(b *testing.B, n int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/collector")
+}
+
+// BenchmarkRegisterClose is one component's whole life on a busy registry:
+// register 10 gauges, then remove them. impl=raw is what client_golang
+// needs for that (Register, then Unregister). impl=floor is raw
+// client_golang making exactly the calls the ownership guarantee of
+// Scope.Close needs: Register; Register again, to learn from the
+// AlreadyRegisteredError who holds the identity; Unregister. impl=scope is
+// NewScope, Scope.Register and Scope.Close.
+func BenchmarkRegisterClose(b *testing.B) {
+	gauges := benchGauges("component", benchComponent)
+	b.Run("impl=raw", func(b *testing.B) {
+		reg := benchParent(b)
+		for b.Loop() {
+			for _, g := range gauges {
+				if err := reg.Register(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, g := range gauges {
+				if !reg.Unregister(g) {
+					b.Fatal("Unregister found nothing")
+				}
+			}
+		}
+		benchReportPerCollector(b, benchComponent)
+	})
+	b.Run("impl=floor", func(b *testing.B) {
+		reg := benchParent(b)
+		for b.Loop() {
+			for _, g := range gauges {
+				if err := reg.Register(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, g := range gauges {
+				var are prometheus.AlreadyRegisteredError
+				if err := reg.Register(g); !errors.As(err, &are) || are.ExistingCollector != g {
+					b.Fatalf("the probe got %v, want an AlreadyRegisteredError naming the gauge", err)
+				}
+				if !reg.Unregister(g) {
+					b.Fatal("Unregister found nothing")
+				}
+			}
+		}
+		benchReportPerCollector(b, benchComponent)
+	})
+	b.Run("impl=scope", func(b *testing.B) {
+		reg := benchParent(b)
+		for b.Loop() {
+			s := registry.NewScope(reg)
+			for _, g := range gauges {
+				if err := s.Register(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchReportPerCollector(b, benchComponent)
+	})
+}
+
+// BenchmarkDuplicateRegister times the probe of Scope.Close alone, in raw
+// client_golang: Register of 10 gauges that are registered already, on a
+// registry holding 1,000 others. It is the part of impl=floor above that
+// impl=raw does not pay.
+func BenchmarkDuplicateRegister(b *testing.B) {
+	gauges := benchGauges("component", benchComponent)
+	b.Run("impl=raw", func(b *testing.B) {
+		reg := benchParent(b)
+		for _, g := range gauges {
+			if err := reg.Register(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for b.Loop() {
+			for _, g := range gauges {
+				var are prometheus.AlreadyRegisteredError
+				if err := reg.Register(g); !errors.As(err, &are) {
+					b.Fatalf("got %v, want an AlreadyRegisteredError", err)
+				}
+			}
+		}
+		benchReportPerCollector(b, benchComponent)
+	})
+}
+
+// BenchmarkRegisterCloseLabelled is BenchmarkRegisterClose for a component
+// whose metrics carry a constant label, the common case of one component per
+// cluster or tenant: impl=raw and impl=floor register through
+// prometheus.WrapRegistererWith, impl=scope through a scope made with
+// WithLabels.
+func BenchmarkRegisterCloseLabelled(b *testing.B) {
+	gauges := benchGauges("component", benchComponent)
+	labels := prometheus.Labels{"cluster": "east"}
+	b.Run("impl=raw", func(b *testing.B) {
+		reg := benchParent(b)
+		for b.Loop() {
+			wrapped := prometheus.WrapRegistererWith(labels, reg)
+			for _, g := range gauges {
+				if err := wrapped.Register(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, g := range gauges {
+				if !wrapped.Unregister(g) {
+					b.Fatal("Unregister found nothing")
+				}
+			}
+		}
+		benchReportPerCollector(b, benchComponent)
+	})
+	b.Run("impl=floor", func(b *testing.B) {
+		reg := benchParent(b)
+		for b.Loop() {
+			wrapped := prometheus.WrapRegistererWith(labels, reg)
+			for _, g := range gauges {
+				if err := wrapped.Register(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, g := range gauges {
+				var are prometheus.AlreadyRegisteredError
+				if err := wrapped.Register(g); !errors.As(err, &are) || are.ExistingCollector != g {
+					b.Fatalf("the probe got %v, want an AlreadyRegisteredError naming the gauge", err)
+				}
+				if !wrapped.Unregister(g) {
+					b.Fatal("Unregister found nothing")
+				}
+			}
+		}
+		benchReportPerCollector(b, benchComponent)
+	})
+	b.Run("impl=scope", func(b *testing.B) {
+		reg := benchParent(b)
+		for b.Loop() {
+			s := registry.NewScope(reg, registry.WithLabels(labels))
+			for _, g := range gauges {
+				if err := s.Register(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchReportPerCollector(b, benchComponent)
+	})
+}
+
+// BenchmarkRegister times registration alone: one component's 10 gauges
+// per iteration, on a registry that holds 1,000 others. NewScope is timed,
+// since a component pays for it.
+//
+// Taking the gauges out again is not timed, and is the same for both sides,
+// so that neither side's timed part pays for the other's garbage: each
+// iteration registers a different component of a batch of 100, and once the
+// whole batch is registered the benchmark stops the timer and unregisters
+// every gauge from the registry with raw client_golang Unregister. That
+// removes a scope's wrapper as well, since client_golang unregisters by
+// descriptors; the scopes are then dropped unclosed. The batch spreads the
+// cost of stopping the timer, which reads the memory statistics with the
+// world stopped, over 100 iterations.
+func BenchmarkRegister(b *testing.B) {
+	const batch = 100
+	components := make([][]prometheus.Collector, batch)
+	for i := range components {
+		components[i] = benchGauges(fmt.Sprintf("component%d", i), benchComponent)
+	}
+	run := func(b *testing.B, register func(reg *prometheus.Registry, gauges []prometheus.Collector) error) {
+		reg := benchParent(b)
+		i := 0
+		remove := func() {
+			for _, c := range components[:i] {
+				for _, g := range c {
+					if !reg.Unregister(g) {
+						b.Fatal("Unregister found nothing")
+					}
+				}
+			}
+			i = 0
+		}
+		for b.Loop() {
+			if i == batch {
+				b.StopTimer()
+				remove()
+				b.StartTimer()
+			}
+			if err := register(reg, components[i]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		remove()
+		benchReportPerCollector(b, benchComponent)
+	}
+	b.Run("impl=raw", func(b *testing.B) {
+		run(b, func(reg *prometheus.Registry, gauges []prometheus.Collector) error {
+			for _, g := range gauges {
+				if err := reg.Register(g); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	b.Run("impl=scope", func(b *testing.B) {
+		run(b, func(reg *prometheus.Registry, gauges []prometheus.Collector) error {
+			s := registry.NewScope(reg)
+			for _, g := range gauges {
+				if err := s.Register(g); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// BenchmarkCloseScaling times Close of a scope owning n gauges, registered
+// with the timer stopped, and reports the time per collector: it must not
+// grow with n. scope=plain registers straight into a registry; scope=nested
+// is a scope made with NewScope(outer, WithLabels(...)), whose Close goes
+// through the outer scope.
+func BenchmarkCloseScaling(b *testing.B) {
+	for _, kind := range []string{"plain", "nested"} {
+		for _, n := range []int{100, 10_000} {
+			b.Run(fmt.Sprintf("scope=%s/n=%d", kind, n), func(b *testing.B) {
+				gauges := benchGauges("scaling", n)
+				reg := prometheus.NewRegistry()
+				var parent prometheus.Registerer = reg
+				var opts []registry.Option
+				if kind == "nested" {
+					parent = registry.NewScope(reg)
+					opts = append(opts, registry.WithLabels(prometheus.Labels{"shard": "a"}))
+				}
+				for b.Loop() {
+					b.StopTimer()
+					s := registry.NewScope(parent, opts...)
+					for _, g := range gauges {
+						if err := s.Register(g); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StartTimer()
+					if err := s.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				benchReportPerCollector(b, n)
+			})
+		}
+	}
+}
+
+// BenchmarkGather times a scrape of a parent holding 1,000 gauges,
+// registered directly (impl=raw) or through one scope without prefix or
+// labels (impl=scope).
+func BenchmarkGather(b *testing.B) {
+	gauges := benchGauges("gathered", benchOthers)
+	for i, g := range gauges {
+		g.(prometheus.Gauge).Set(float64(i))
+	}
+	run := func(b *testing.B, reg *prometheus.Registry) {
+		for b.Loop() {
+			mfs, err := reg.Gather()
+			if err != nil || len(mfs) != len(gauges) {
+				b.Fatalf("Gather returned %d families and error %v, want %d and none", len(mfs), err, len(gauges))
+			}
+		}
+	}
+	b.Run("impl=raw", func(b *testing.B) {
+		reg := prometheus.NewRegistry()
+		for _, g := range gauges {
+			if err := reg.Register(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+		run(b, reg)
+	})
+	b.Run("impl=scope", func(b *testing.B) {
+		reg := prometheus.NewRegistry()
+		s := registry.NewScope(reg)
+		for _, g := range gauges {
+			if err := s.Register(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+		run(b, reg)
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkInc times Counter.Inc on a counter registered directly
+// (impl=raw) or through a labelled scope (impl=scope). The scope hands back
+// the user's own counter, so the two must not differ.
+func BenchmarkInc(b *testing.B) {
+	opts := prometheus.CounterOpts{Name: "incremented_total", Help: "A counter of the benchmarks."}
+	b.Run("impl=raw", func(b *testing.B) {
+		c := promauto.With(prometheus.NewRegistry()).NewCounter(opts)
+		for b.Loop() {
+			c.Inc()
+		}
+	})
+	b.Run("impl=scope", func(b *testing.B) {
+		s := registry.NewScope(prometheus.NewRegistry(), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+		c := promauto.With(s).NewCounter(opts)
+		for b.Loop() {
+			c.Inc()
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// TestUpdatesThroughAScopeDoNotAllocate checks the hot path that BenchmarkInc
+// times: updating a metric registered through a scope allocates nothing,
+// whatever the scope's options, and the parent exposes the result.
+func TestUpdatesThroughAScopeDoNotAllocate(t *testing.T) {
+	const runs = 100
+	scopes := []struct {
+		name string
+		opts []registry.Option
+	}{
+		{name: "a plain scope"},
+		{name: "a scope with a prefix and labels", opts: []registry.Option{
+			registry.WithPrefix("app_"), registry.WithLabels(prometheus.Labels{"cluster": "east"}),
+		}},
+	}
+	tests := []struct {
+		name string
+		give func(f promauto.Factory) func() // registers a metric named "updated", returns the update
+		want float64                         // what the parent exposes after runs+1 updates
+	}{
+		{
+			name: "Inc on a counter",
+			give: func(f promauto.Factory) func() {
+				return f.NewCounter(prometheus.CounterOpts{Name: "updated", Help: "h"}).Inc
+			},
+			want: runs + 1,
+		},
+		{
+			name: "Inc on a child of a counter vector",
+			give: func(f promauto.Factory) func() {
+				return f.NewCounterVec(prometheus.CounterOpts{Name: "updated", Help: "h"}, []string{"link"}).WithLabelValues("a").Inc
+			},
+			want: runs + 1,
+		},
+		{
+			name: "Set on a gauge",
+			give: func(f promauto.Factory) func() {
+				g := f.NewGauge(prometheus.GaugeOpts{Name: "updated", Help: "h"})
+				return func() { g.Set(42) }
+			},
+			want: 42,
+		},
+		{
+			name: "Observe on a histogram",
+			give: func(f promauto.Factory) func() {
+				h := f.NewHistogram(prometheus.HistogramOpts{Name: "updated", Help: "h"})
+				return func() { h.Observe(0.5) }
+			},
+			want: runs + 1, // the sample count
+		},
+	}
+	for _, sc := range scopes {
+		for _, tt := range tests {
+			t.Run(tt.name+" registered through "+sc.name+" does not allocate", func(t *testing.T) {
+				reg := prometheus.NewPedanticRegistry()
+				s := registry.NewScope(reg, sc.opts...)
+				defer func() {
+					if err := s.Close(); err != nil {
+						t.Error(err)
+					}
+				}()
+				update := tt.give(promauto.With(s))
+				if allocs := testing.AllocsPerRun(runs, update); allocs != 0 {
+					t.Errorf("the update allocates %v times per call, want 0", allocs)
+				}
+				if got := benchExposedValue(t, reg); got != tt.want {
+					t.Errorf("the parent exposes %v, want %v", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// benchExposedValue returns the value of the one series g exposes: a
+// counter's or gauge's value, or a histogram's sample count.
+func benchExposedValue(t *testing.T, g prometheus.Gatherer) float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mfs) != 1 || len(mfs[0].GetMetric()) != 1 {
+		t.Fatalf("the parent exposes %v, want one family with one series", mfs)
+	}
+	m := mfs[0].GetMetric()[0]
+	switch mfs[0].GetType() {
+	case dto.MetricType_COUNTER:
+		return m.GetCounter().GetValue()
+	case dto.MetricType_GAUGE:
+		return m.GetGauge().GetValue()
+	case dto.MetricType_HISTOGRAM:
+		return float64(m.GetHistogram().GetSampleCount())
+	default:
+		t.Fatalf("unexpected metric type %v", mfs[0].GetType())
+		return 0
+	}
+}

@@ -1,0 +1,269 @@
+package registry_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/promscope/promscope/registry"
+	"github.com/promscope/promscope/registry/registrytest"
+)
+
+const (
+	stWorkers    = 16
+	stIterations = 300
+	stNames      = 4
+)
+
+// stWorker is one goroutine of the stress test. It only ever touches its own
+// scopes, so what it owns is known exactly; it shares descriptor identities
+// with its partner (the other worker of its pair), so that the two compete
+// for every registration.
+type stWorker struct {
+	t      *testing.T
+	id     int
+	base   *registry.Scope // root, or the mid scope for group B
+	prefix string          // the base's prefix
+	pair   string
+	rng    *rand.Rand
+	// underMid says the worker's scopes may be closed under it, by the
+	// Close of the mid scope.
+	underMid bool
+
+	top *registry.Scope // the child of base this worker closes and reopens
+	cur *registry.Scope // where it registers: top, a child of top, or a scope on top
+
+	owned map[string]prometheus.Gauge // by metric name, registered through cur
+}
+
+func (w *stWorker) errorf(format string, args ...any) {
+	w.t.Helper()
+	w.t.Errorf("worker %d: %s", w.id, fmt.Sprintf(format, args...))
+}
+
+// reopen closes the worker's scopes and makes fresh ones.
+func (w *stWorker) reopen() {
+	if w.top != nil {
+		if err := w.cur.Close(); err != nil {
+			w.errorf("Close of the current scope = %v", err)
+		}
+		if err := w.top.Close(); err != nil {
+			w.errorf("Close of the top scope = %v", err)
+		}
+	}
+	w.top = w.base.Child(registry.WithLabels(prometheus.Labels{"pair": w.pair}))
+	switch w.rng.IntN(3) {
+	case 0:
+		w.cur = w.top
+	case 1:
+		w.cur = w.top.Child()
+	case 2:
+		w.cur = registry.NewScope(w.top)
+	}
+	w.owned = map[string]prometheus.Gauge{}
+}
+
+func (w *stWorker) gauge(name string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: "Stress gauge " + name + "."})
+	g.Set(float64(w.id + 1))
+	return g
+}
+
+// run does stIterations random operations. closing reports that the mid
+// scope, and with it every group B scope, may be closed under the worker.
+func (w *stWorker) run(reg *prometheus.Registry, closing *atomic.Bool) {
+	w.reopen()
+	for range stIterations {
+		mayLose := w.underMid && closing.Load()
+		name := "m" + strconv.Itoa(w.rng.IntN(stNames))
+		switch op := w.rng.IntN(20); {
+		case op < 8:
+			g := w.gauge(name)
+			err := w.cur.Register(g)
+			var are prometheus.AlreadyRegisteredError
+			switch {
+			case err == nil:
+				if _, dup := w.owned[name]; dup {
+					w.errorf("Register(%s) succeeded twice", name)
+				}
+				w.owned[name] = g
+			case errors.As(err, &are):
+				// Ours, or the partner's: never a scope's wrapper.
+				if mine, ok := w.owned[name]; ok && are.ExistingCollector != prometheus.Collector(mine) {
+					w.errorf("AlreadyRegisteredError for %s names %T, not the worker's own gauge", name, are.ExistingCollector)
+				}
+				if _, ok := are.ExistingCollector.(prometheus.Gauge); !ok {
+					w.errorf("AlreadyRegisteredError for %s names a %T", name, are.ExistingCollector)
+				}
+			case errors.Is(err, registry.ErrClosed) && mayLose:
+				// The mid scope closed the worker's top scope, and
+				// took back everything registered through it; a
+				// scope on top still tracks its (now stale) entries.
+			default:
+				w.errorf("Register(%s) = %v", name, err)
+			}
+		case op < 12:
+			if g, ok := w.owned[name]; ok {
+				if !w.cur.Unregister(g) && !mayLose {
+					w.errorf("Unregister of its own %s = false", name)
+				}
+				delete(w.owned, name)
+			} else if w.cur.Unregister(w.gauge(name)) {
+				w.errorf("Unregister of %s, which it does not own, = true", name)
+			}
+		case op < 14:
+			if _, err := reg.Gather(); err != nil {
+				w.errorf("the registry's Gather = %v", err)
+			}
+		case op < 17:
+			w.checkOwn(mayLose)
+		case op < 19:
+			if got := w.cur.Len(); got != len(w.owned) && !mayLose {
+				w.errorf("Len() = %d, want %d", got, len(w.owned))
+			}
+		default:
+			w.reopen()
+		}
+	}
+}
+
+// checkOwn compares the current scope's Gather with what the worker owns.
+// Once the mid scope may be closing, its scopes may have lost anything.
+func (w *stWorker) checkOwn(mayLose bool) {
+	w.t.Helper()
+	mfs, err := w.cur.Gather()
+	if err != nil {
+		w.errorf("Gather of its scope = %v", err)
+		return
+	}
+	got := stSeries(mfs)
+	for key, v := range got {
+		name, _, _ := strings.Cut(key, "{")
+		if _, ok := w.owned[strings.TrimPrefix(name, w.prefix)]; !ok || v != float64(w.id+1) {
+			w.errorf("its scope exposes %s = %v, which it does not own", key, v)
+		}
+	}
+	if !mayLose && len(got) != len(w.owned) {
+		w.errorf("its scope exposes %d series, want %d", len(got), len(w.owned))
+	}
+}
+
+// stSeries flattens gathered families into name{labels} -> value.
+func stSeries(mfs []*dto.MetricFamily) map[string]float64 {
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var pairs []string
+			for _, lp := range m.GetLabel() {
+				pairs = append(pairs, fmt.Sprintf("%s=%q", lp.GetName(), lp.GetValue()))
+			}
+			out[mf.GetName()+"{"+strings.Join(pairs, ",")+"}"] = m.GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
+func TestStress(t *testing.T) {
+	t.Run("16 goroutines registering, unregistering, gathering and closing leave exactly what the survivors own", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		other := prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Another owner's gauge."})
+		other.Set(42)
+		reg.MustRegister(other)
+		root := registry.NewScope(reg)
+		mid := root.Child(registry.WithPrefix("mid_"))
+
+		// Workers 0-7 (group A) work under the root; workers 8-15
+		// (group B) under mid, which worker 15 closes halfway, under
+		// the feet of the others in its group.
+		var closing atomic.Bool
+		workers := make([]*stWorker, stWorkers)
+		var wg sync.WaitGroup
+		for i := range workers {
+			w := &stWorker{t: t, id: i, base: root, pair: strconv.Itoa(i / 2), rng: rand.New(rand.NewPCG(uint64(i), 1))}
+			if i >= stWorkers/2 {
+				w.base, w.prefix, w.underMid = mid, "mid_", true
+			}
+			workers[i] = w
+			wg.Go(func() {
+				if i == stWorkers-1 {
+					w.run(reg, &closing)
+					closing.Store(true)
+					if err := mid.Close(); err != nil {
+						t.Errorf("mid Close = %v", err)
+					}
+					return
+				}
+				w.run(reg, &closing)
+			})
+		}
+		wg.Wait()
+
+		// The registry holds exactly what group A's survivors own, and
+		// the other owner's gauge; group B went with mid.
+		want := map[string]float64{`other{}`: 42}
+		for _, w := range workers[:stWorkers/2] {
+			for name := range w.owned {
+				want[fmt.Sprintf("%s{pair=%q}", name, w.pair)] = float64(w.id + 1)
+			}
+		}
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatalf("Gather = %v", err)
+		}
+		got := stSeries(mfs)
+		for key, v := range want {
+			if got[key] != v {
+				t.Errorf("the registry exposes %s = %v, want %v", key, got[key], v)
+			}
+		}
+		for key, v := range got {
+			if _, ok := want[key]; !ok {
+				t.Errorf("the registry exposes %s = %v, which no survivor owns", key, v)
+			}
+		}
+		n := 0
+		for _, w := range workers[:stWorkers/2] {
+			n += len(w.owned)
+		}
+		if got := root.Len(); got != n {
+			t.Errorf("root Len() = %d, want %d", got, n)
+		}
+
+		if err := root.Close(); err != nil {
+			t.Errorf("root Close = %v", err)
+		}
+		for _, w := range workers {
+			if err := w.cur.Close(); err != nil {
+				t.Errorf("worker %d: Close after the root's = %v", w.id, err)
+			}
+		}
+		registrytest.VerifyNone(t, reg, "other")
+		if got := stValue(t, reg, "other"); got != 42 {
+			t.Errorf("other = %v, want 42", got)
+		}
+	})
+}
+
+// stValue returns the value of the one series named name in g.
+func stValue(t *testing.T, g prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatalf("Gather = %v", err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("%s is not exposed", name)
+	return 0
+}

@@ -109,7 +109,7 @@ func (s *Scope) registerMember(c prometheus.Collector, m *member) error {
 // heldByReleased reports whether err is an AlreadyRegisteredError whose
 // ExistingCollector is a released member.
 func heldByReleased(err error) bool {
-	are, ok := err.(prometheus.AlreadyRegisteredError) //nolint:errorlint // translate returns it unwrapped, by value.
+	are, ok := asAlreadyRegistered(err)
 	if !ok {
 		return false
 	}

@@ -947,6 +947,61 @@ func TestCloseReleasesComponent(t *testing.T) {
 	})
 }
 
+// scopeTestBuildBlocking is scopeTestBuild for an unchecked collector whose
+// first Collect signals entered and then waits for proceed.
+//
+//go:noinline
+func scopeTestBuildBlocking(t *testing.T, scope *registry.Scope, entered, proceed chan struct{}) weak.Pointer[scopeTestComponent] {
+	t.Helper()
+	c := &scopeTestComponent{cache: map[string]int{"a": 1}, name: "east"}
+	var once sync.Once
+	size := func() float64 {
+		once.Do(func() {
+			close(entered)
+			<-proceed
+		})
+		return float64(len(c.cache))
+	}
+	if err := scope.Register(newScopeTestUnchecked("cache_objects", size)); err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	return weak.Make(c)
+}
+
+func TestCloseDuringScrapeReleasesComponent(t *testing.T) {
+	// A prometheus.Registry keeps an unchecked collector for good, so the
+	// scope's wrapper stays in it. The scrape in flight when Close runs
+	// still reads the component; the last reference to it must go when
+	// that scrape is done, not stay with the wrapper.
+	reg := prometheus.NewPedanticRegistry()
+	scope := registry.NewScope(reg)
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	wp := scopeTestBuildBlocking(t, scope, entered, proceed)
+	gathered := make(chan error, 1)
+	go func() {
+		_, err := reg.Gather()
+		gathered <- err
+	}()
+	<-entered
+	if err := scope.Close(); err != nil {
+		t.Errorf("Close = %v, want nil", err)
+	}
+	if wp.Value() == nil {
+		t.Fatal("the component was collected while a scrape was still reading it")
+	}
+	close(proceed)
+	if err := <-gathered; err != nil {
+		t.Errorf("the Gather in flight = %v", err)
+	}
+	if !scopeTestCollected(wp) {
+		t.Error("the component is still reachable after the scrape in flight finished")
+	}
+	if got := scopeTestFamilies(t, reg); len(got) != 0 {
+		t.Errorf("after Close the registry exposes %v, want nothing", got)
+	}
+	runtime.KeepAlive(reg)
+}
+
 // scopeTestClosedChild makes a child of parent, registers through it,
 // closes it and returns only a weak pointer to it.
 //

@@ -1,9 +1,10 @@
 # Targets for local work; .ci/run runs the same checks on a clean machine.
 GOLANGCI_LINT ?= go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 BENCH_COUNT ?= 10
+BENCHSTAT ?= go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME ?= 60s
 
-.PHONY: all test lint bench cover fuzz tidy
+.PHONY: all test lint bench benchstat cover fuzz tidy
 
 all: lint test
 
@@ -18,8 +19,7 @@ lint:
 
 # bench runs every benchmark once per round, BENCH_COUNT rounds, so that noise
 # on a shared machine falls on the raw and scope variants alike; then the
-# 100,000-cycle memory soak. BENCHMARKS.md shows how to read bench.txt with
-# benchstat.
+# 100,000-cycle memory soak. benchstat then puts the variants side by side.
 bench:
 	rm -f bench.txt
 	for i in $$(seq $(BENCH_COUNT)); do \
@@ -27,6 +27,12 @@ bench:
 	done
 	! grep -E '^(FAIL|panic:)' bench.txt
 	go test -run '^TestFailedConstructorSoak$$' -v ./registry -soak
+
+# benchstat reads bench.txt: each raw baseline beside its scope variant, then
+# Close per collector at n=100 beside n=10000.
+benchstat:
+	$(BENCHSTAT) -col /impl bench.txt
+	$(BENCHSTAT) -filter '.name:CloseScaling' -row /scope -col /n bench.txt
 
 cover:
 	go test -race -coverprofile=cover.out ./...

@@ -39,7 +39,7 @@ cover:
 	go tool cover -func=cover.out | tail -n 1
 
 fuzz:
-	go test -run '^$$' -fuzz FuzzScope -fuzztime $(FUZZTIME) ./registry
+	go test -run '^$$' -fuzz FuzzScope -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./registry
 
 tidy:
 	go mod tidy

@@ -350,39 +350,32 @@ func (s *Scope) untrack(e *entry) {
 	e.prev, e.next = nil, nil
 	s.n--
 	if s.byUser != nil && hashable(e.user) {
-		if s.byUser[e.user] == e {
-			if e.sameUser != nil {
-				s.byUser[e.user] = e.sameUser
-			} else {
-				delete(s.byUser, e.user)
-			}
-		} else {
-			for p := s.byUser[e.user]; p != nil; p = p.sameUser {
-				if p.sameUser == e {
-					p.sameUser = e.sameUser
-					break
-				}
-			}
-		}
-		e.sameUser = nil
+		unchain(s.byUser, e.user, e, func(e *entry) **entry { return &e.sameUser })
 	}
 	if s.byKey != nil && e.key != "" {
-		if s.byKey[e.key] == e {
-			if e.sameKey != nil {
-				s.byKey[e.key] = e.sameKey
-			} else {
-				delete(s.byKey, e.key)
-			}
+		unchain(s.byKey, e.key, e, func(e *entry) **entry { return &e.sameKey })
+	}
+}
+
+// unchain removes e from the chain of entries that index[k] starts, linked
+// through the field that link points to, and clears e's link. Callers hold
+// s.mu.
+func unchain[K comparable](index map[K]*entry, k K, e *entry, link func(*entry) **entry) {
+	if index[k] == e {
+		if next := *link(e); next != nil {
+			index[k] = next
 		} else {
-			for p := s.byKey[e.key]; p != nil; p = p.sameKey {
-				if p.sameKey == e {
-					p.sameKey = e.sameKey
-					break
-				}
+			delete(index, k)
+		}
+	} else {
+		for p := index[k]; p != nil; p = *link(p) {
+			if *link(p) == e {
+				*link(p) = *link(e)
+				break
 			}
 		}
-		e.sameKey = nil
 	}
+	*link(e) = nil
 }
 
 // lookup finds the newest entry for c: by object first, then by descriptors.

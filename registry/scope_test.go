@@ -840,14 +840,20 @@ type scopeTestComponent struct {
 }
 
 // scopeTestBuild makes a component that registers a metric reading it through
-// scope, and returns only a weak pointer to it. It is not inlined, so that no
-// strong pointer survives in the caller's frame.
+// scope, and returns only a weak pointer to it. The metric calls onRead, if
+// not nil, each time it reads the component. scopeTestBuild is not inlined,
+// so that no strong pointer survives in the caller's frame.
 //
 //go:noinline
-func scopeTestBuild(t *testing.T, scope *registry.Scope, unchecked bool) weak.Pointer[scopeTestComponent] {
+func scopeTestBuild(t *testing.T, scope *registry.Scope, unchecked bool, onRead func()) weak.Pointer[scopeTestComponent] {
 	t.Helper()
 	c := &scopeTestComponent{cache: map[string]int{"a": 1, "b": 2}, name: "east"}
-	size := func() float64 { return float64(len(c.cache)) }
+	size := func() float64 {
+		if onRead != nil {
+			onRead()
+		}
+		return float64(len(c.cache))
+	}
 	var col prometheus.Collector = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cache_objects", Help: "Objects."}, size)
 	if unchecked {
 		col = newScopeTestUnchecked("cache_objects", size)
@@ -903,7 +909,7 @@ func TestCloseReleasesComponent(t *testing.T) {
 		t.Run("nothing keeps the component of "+tt.name+" reachable after Close", func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			scope := tt.scope(reg)
-			wp := scopeTestBuild(t, scope, tt.unchecked)
+			wp := scopeTestBuild(t, scope, tt.unchecked, nil)
 			if _, err := reg.Gather(); err != nil {
 				t.Fatalf("Gather: %v", err)
 			}
@@ -923,7 +929,7 @@ func TestCloseReleasesComponent(t *testing.T) {
 		for _, unchecked := range []bool{false, true} {
 			reg := prometheus.NewPedanticRegistry()
 			scope := registry.NewScope(reg)
-			wp := scopeTestBuild(t, scope, unchecked)
+			wp := scopeTestBuild(t, scope, unchecked, nil)
 			if scopeTestCollected(wp) {
 				t.Errorf("unchecked=%v: the component was collected while its metric was registered", unchecked)
 			}
@@ -936,7 +942,7 @@ func TestCloseReleasesComponent(t *testing.T) {
 		rec := newRecorder()
 		rec.refuse = map[string]bool{"cache_objects": true}
 		scope := registry.NewScope(rec)
-		wp := scopeTestBuild(t, scope, false)
+		wp := scopeTestBuild(t, scope, false, nil)
 		if err := scope.Close(); !errors.Is(err, registry.ErrNotRegistered) {
 			t.Errorf("Close = %v, want ErrNotRegistered", err)
 		}
@@ -947,27 +953,6 @@ func TestCloseReleasesComponent(t *testing.T) {
 	})
 }
 
-// scopeTestBuildBlocking is scopeTestBuild for an unchecked collector whose
-// first Collect signals entered and then waits for proceed.
-//
-//go:noinline
-func scopeTestBuildBlocking(t *testing.T, scope *registry.Scope, entered, proceed chan struct{}) weak.Pointer[scopeTestComponent] {
-	t.Helper()
-	c := &scopeTestComponent{cache: map[string]int{"a": 1}, name: "east"}
-	var once sync.Once
-	size := func() float64 {
-		once.Do(func() {
-			close(entered)
-			<-proceed
-		})
-		return float64(len(c.cache))
-	}
-	if err := scope.Register(newScopeTestUnchecked("cache_objects", size)); err != nil {
-		t.Fatalf("Register: %v", err)
-	}
-	return weak.Make(c)
-}
-
 func TestCloseDuringScrapeReleasesComponent(t *testing.T) {
 	// A prometheus.Registry keeps an unchecked collector for good, so the
 	// scope's wrapper stays in it. The scrape in flight when Close runs
@@ -976,7 +961,13 @@ func TestCloseDuringScrapeReleasesComponent(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	scope := registry.NewScope(reg)
 	entered, proceed := make(chan struct{}), make(chan struct{})
-	wp := scopeTestBuildBlocking(t, scope, entered, proceed)
+	var once sync.Once
+	wp := scopeTestBuild(t, scope, true, func() {
+		once.Do(func() {
+			close(entered)
+			<-proceed
+		})
+	})
 	gathered := make(chan error, 1)
 	go func() {
 		_, err := reg.Gather()

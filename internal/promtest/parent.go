@@ -1,0 +1,156 @@
+package promtest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/internal/describe"
+)
+
+// ErrInjected is what a Parent's Register returns for a call its script
+// fails.
+var ErrInjected = errors.New("injected register failure")
+
+// A Fault is what a Parent does with one call.
+type Fault int
+
+// The faults a Parent's script may choose.
+const (
+	Pass       Fault = iota // pass the call on to the registry
+	Fail                    // Register: return ErrInjected, register nothing
+	Claim                   // Register: answer that Stranger holds the identity
+	Refuse                  // Unregister: return false, keep the collector
+	LieKept                 // Unregister: return true, keep the collector
+	LieRemoved              // Unregister: remove the collector, return false
+	Block                   // wait until Release, then pass the call on
+)
+
+// A Call is one call that a Parent receives.
+type Call struct {
+	Op    string // "register" or "unregister"
+	Names string // the metric names the collector describes, comma-separated
+	N     int    // how many calls with this Op and Names came before
+}
+
+// Parent is a prometheus.Registerer that passes every call on to Reg, a
+// pedantic registry, unless Script makes a fault of it, and logs every call
+// and its outcome.
+type Parent struct {
+	Reg      *prometheus.Registry
+	Script   func(Call) Fault     // nil passes every call
+	Stranger prometheus.Collector // what Claim names as the holder
+	Entered  chan Call            // receives each call that blocks, before it waits
+
+	release chan struct{}
+	once    sync.Once
+
+	mu    sync.Mutex
+	count map[string]int // guarded by mu; by Op and Names
+	log   []string       // guarded by mu
+}
+
+var _ prometheus.Registerer = (*Parent)(nil)
+
+// NewParent returns a Parent over a fresh pedantic registry.
+func NewParent(script func(Call) Fault) *Parent {
+	return &Parent{
+		Reg:     prometheus.NewPedanticRegistry(),
+		Script:  script,
+		Entered: make(chan Call, 16),
+		release: make(chan struct{}),
+		count:   map[string]int{},
+	}
+}
+
+// On returns a script that makes fault of the n-th call (from 0; -1 for
+// every call) with op for names, and passes every other call.
+func On(op, names string, n int, fault Fault) func(Call) Fault {
+	return func(c Call) Fault {
+		if c.Op == op && c.Names == names && (n < 0 || c.N == n) {
+			return fault
+		}
+		return Pass
+	}
+}
+
+// Release lets every call that blocks, now or later, go on.
+func (p *Parent) Release() { p.once.Do(func() { close(p.release) }) }
+
+// Log returns the calls so far, "op names: outcome" each, in order.
+func (p *Parent) Log() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.log)
+}
+
+func (p *Parent) fault(op string, c prometheus.Collector) (Call, Fault) {
+	call := Call{Op: op, Names: strings.Join(describe.Names(describe.Descs(c)), ",")}
+	p.mu.Lock()
+	call.N = p.count[op+" "+call.Names]
+	p.count[op+" "+call.Names]++
+	p.mu.Unlock()
+	f := Pass
+	if p.Script != nil {
+		f = p.Script(call)
+	}
+	if f == Block {
+		p.Entered <- call
+		<-p.release
+	}
+	return call, f
+}
+
+func (p *Parent) note(c Call, outcome string) {
+	p.mu.Lock()
+	p.log = append(p.log, fmt.Sprintf("%s %s: %s", c.Op, c.Names, outcome))
+	p.mu.Unlock()
+}
+
+// Register implements prometheus.Registerer.
+func (p *Parent) Register(c prometheus.Collector) error {
+	call, f := p.fault("register", c)
+	switch f {
+	case Fail:
+		p.note(call, "failed")
+		return ErrInjected
+	case Claim:
+		p.note(call, "claimed by a stranger")
+		return prometheus.AlreadyRegisteredError{ExistingCollector: p.Stranger, NewCollector: c}
+	}
+	err := p.Reg.Register(c)
+	p.note(call, fmt.Sprint(err))
+	return err
+}
+
+// MustRegister implements prometheus.Registerer.
+func (p *Parent) MustRegister(cs ...prometheus.Collector) {
+	for _, c := range cs {
+		if err := p.Register(c); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// Unregister implements prometheus.Registerer.
+func (p *Parent) Unregister(c prometheus.Collector) bool {
+	call, f := p.fault("unregister", c)
+	switch f {
+	case Refuse:
+		p.note(call, "refused")
+		return false
+	case LieKept:
+		p.note(call, "kept, said true")
+		return true
+	case LieRemoved:
+		p.note(call, fmt.Sprintf("removed %v, said false", p.Reg.Unregister(c)))
+		return false
+	}
+	ok := p.Reg.Unregister(c)
+	p.note(call, fmt.Sprint(ok))
+	return ok
+}

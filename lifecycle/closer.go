@@ -3,10 +3,11 @@ package lifecycle
 import (
 	"errors"
 	"io"
-	"reflect"
 	"sync"
 
 	"go.uber.org/multierr"
+
+	"github.com/promscope/promscope/internal/nilness"
 )
 
 // ErrClosed is returned by [Slot.Replace] once the slot is closed.
@@ -26,7 +27,7 @@ func CloseOnError(errp *error, c io.Closer) {
 	if errp == nil {
 		panic("lifecycle: CloseOnError needs a non-nil error pointer")
 	}
-	if *errp == nil || isNil(c) {
+	if *errp == nil || nilness.IsNil(c) {
 		return
 	}
 	*errp = multierr.Append(*errp, c.Close())
@@ -46,7 +47,7 @@ type Stack struct {
 // cleanup runs at once rather than being lost, and its error is returned by
 // the next Close.
 func (s *Stack) Push(c io.Closer) {
-	if isNil(c) {
+	if nilness.IsNil(c) {
 		return
 	}
 	s.PushFunc(c.Close)
@@ -91,17 +92,4 @@ func unwind(fns []func() error) (err error) {
 		defer func() { err = multierr.Append(err, f()) }()
 	}
 	return nil
-}
-
-// isNil reports whether c is nil or holds a nil pointer.
-func isNil(c io.Closer) bool {
-	if c == nil {
-		return true
-	}
-	v := reflect.ValueOf(c)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
 }

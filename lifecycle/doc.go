@@ -36,7 +36,8 @@
 // # Concurrency
 //
 // Stack and Slot are safe for concurrent use. Slot serializes Replace and
-// Close; Current never waits for them.
+// Close, so a build function must not call either on its own slot; Current
+// never waits for them.
 //
 // # Errors
 //

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/multierr"
 
+	"github.com/promscope/promscope/internal/nilness"
 	"github.com/promscope/promscope/registry"
 )
 
@@ -45,8 +46,10 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 // kept, and [Slot.Current] reports it. Once the slot is closed, Replace
 // returns [ErrClosed] and calls nothing.
 //
-// Concurrent Replace calls run one after another. Replace panics if build is
-// nil, before it touches the current instance: that is a programming error.
+// Concurrent Replace calls run one after another. So build must not call
+// Replace or Close on the same slot: the call would wait for the Replace that
+// is running build, forever. Replace panics if build is nil, before it
+// touches the current instance: that is a programming error.
 func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err error) {
 	if build == nil {
 		panic("lifecycle: Replace needs a build function")
@@ -134,7 +137,7 @@ func (s *Slot[T]) Close() error {
 }
 
 func closeValue(c io.Closer) error {
-	if isNil(c) {
+	if nilness.IsNil(c) {
 		return nil
 	}
 	return c.Close()

@@ -9,9 +9,8 @@
 // retry fails with "duplicate metrics collector registration attempted", a
 // stale GaugeFunc keeps the dead component reachable and reports its last
 // value forever, and per-object series are never deleted. A Scope makes the
-// ownership explicit. Give each component its own scope on the shared
-// registry, register through it, and close it when the component goes away
-// or fails to come up:
+// ownership explicit. Give each component its own scope, register through
+// it, and close it when the component goes away or fails to come up:
 //
 //	func NewWatcher(reg prometheus.Registerer, cluster string) (_ *Watcher, err error) {
 //		scope := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": cluster}))
@@ -26,51 +25,87 @@
 //
 // # Usage
 //
-// [NewScope] wraps a parent Registerer, optionally adding a prefix
-// ([WithPrefix]) and constant labels ([WithLabels]). [Scope.Register],
-// [Scope.MustRegister] and [Scope.Unregister] behave as the parent's do, and
-// record what the scope owns; promauto.With(scope) works too. The metrics
-// registered are the user's own objects: Inc, Set and Observe go straight to
-// them, with no wrapper in between.
+// [NewScope] makes a scope on a parent Registerer, optionally adding a
+// prefix ([WithPrefix]) and constant labels ([WithLabels]).
+// [Scope.Register], [Scope.MustRegister] and [Scope.Unregister] behave as a
+// prometheus.Registry's do, and record what the scope owns; promauto.With(scope)
+// works too. The metrics registered are the user's own objects: Inc, Set and
+// Observe go straight to them, with nothing in between.
 //
-// [Scope.Child] makes a nested scope that the parent scope closes with
-// itself. [Scope.DeleteOnClose] names series in vectors the component shares
-// with others (one per link, tenant or cluster) that Close must delete.
+// Scopes nest one way: NewScope on a scope (or its short form [Scope.Child])
+// makes a scope inside it, which registers into the same parent with the
+// prefixes and labels of both, is counted and gathered by the outer scope,
+// and is closed with it. A long-lived program scope with a scope per
+// component inside it is the usual shape. Code that is handed a scope may
+// also wrap it with client_golang's WrapRegistererWith or
+// WrapRegistererWithPrefix, register through the wrapper, or make a scope of
+// its own on the wrapper; all of that is owned and closed as if it had been
+// registered on the scope directly.
+//
+// [Scope.DeleteOnClose] names series in vectors the component shares with
+// others (one per link, tenant or cluster) that Close must delete.
 // [Scope.Gather] gathers only what one scope owns, for tests; package
 // registrytest builds leak checks on it.
 //
 // # Ownership
 //
-// client_golang unregisters by descriptor identity, not by object: any
-// collector describing the same descriptors removes whatever holds them. A
-// Scope never removes what it does not own. It registers a small wrapper of
-// its own in place of each collector, and on Close asks the parent who holds
-// the identity (by registering the wrapper again, and reading
-// [prometheus.AlreadyRegisteredError]) before it unregisters. If somebody
-// else has replaced the scope's collector with an equal one, theirs stays
-// registered and Close reports an error wrapping [ErrNotRegistered].
+// client_golang identifies a collector by the fully-qualified names and
+// constant label values of what it describes, and unregisters whatever holds
+// that identity. A Scope never removes what it does not own. It registers a
+// small record of its own in place of each collector; on Close it first asks
+// the parent who holds the identity (by registering the record again, and
+// reading the [prometheus.AlreadyRegisteredError]), and unregisters only if
+// the answer is its own record. If somebody else has replaced the scope's
+// collector with an equal one, theirs stays registered and Close reports an
+// error wrapping [ErrNotRegistered].
+//
+// The record describes what the collector described at Register, so Close
+// finds the registration even if the collector's Describe has changed since.
+// After Close it collects nothing and no longer refers to the user's
+// collector, so nothing keeps the component reachable, even where the
+// parent keeps the record.
 //
 // Unchecked collectors, whose Describe yields nothing, cannot be
-// unregistered from a prometheus.Registry at all. Close silences the
-// wrapper instead: it exposes nothing afterwards and no longer references the
-// user's collector, so nothing keeps the component reachable. The parent
-// still holds the empty wrapper, a few bytes, for its lifetime.
+// unregistered from a prometheus.Registry at all. The scopes of one tree
+// expose them through one unchecked collector of their own, which the
+// outermost scope registers the first time it is needed; Close removes
+// them from it. Closing the outermost scope leaves that one collector,
+// empty, in a prometheus.Registry for the registry's lifetime.
+//
+// # Limits
+//
+// client_golang offers no atomic "unregister if it is still mine". Between
+// the question Close asks and its Unregister, an outsider who unregisters
+// the scope's collector and registers an equal one of their own (straight on
+// the parent, behind the scope's back) loses theirs to the Unregister. Code
+// that stays safe removes a scope's collectors through the scope only.
+//
+// A caller that registers straight on the parent, not through the scope, and
+// collides with a scope's registration gets an AlreadyRegisteredError whose
+// ExistingCollector is the scope's record, not the user's collector: the
+// parent holds the record, and a prometheus.Registry unwraps only its own
+// wrappers. The record prints as the metric names it holds, and has a method
+// Unwrap() prometheus.Collector that returns the user's collector (nil once
+// the scope has closed). Register through the scope, and the error names
+// the user's collectors.
 //
 // # Concurrency
 //
 // All methods of Scope are safe for concurrent use. A Register racing with
 // Close either completes first, and is removed by Close, or returns
-// [ErrClosed]. Register, Unregister and Close call the parent while holding
-// the scope's lock, so a parent must not call back into the scope.
+// [ErrClosed]. A scope calls its parent without holding its own lock, and
+// scrapes take no lock of the scope's, so a slow parent delays only the
+// call that is waiting for it.
 //
 // # Errors
 //
 // Register returns the parent's errors as they are, so
 // errors.As(err, &prometheus.AlreadyRegisteredError{}) works as usual, with
 // ExistingCollector set to the collector really registered. It returns
-// [ErrClosed] after Close and wraps [ErrNilCollector] for a nil collector.
+// [ErrClosed] after Close and [ErrNilCollector] for a nil collector.
 // Close combines one [UnregisterError] per collector it could not remove with
 // go.uber.org/multierr; errors.Is and errors.As see through the combination.
 // Misuse that no caller can handle, such as [Scope.DeleteOnClose] with no
-// labels, panics with a message starting "registry:".
+// labels or Register on a Scope that NewScope did not make, panics with a
+// message starting "registry:".
 package registry

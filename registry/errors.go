@@ -13,16 +13,16 @@ var (
 	// Nothing is passed to the parent then.
 	ErrClosed = errors.New("registry: scope is closed")
 
-	// ErrNilCollector is wrapped by the error [Scope.Register] returns for a
-	// nil collector.
+	// ErrNilCollector is returned by [Scope.Register] for a nil collector,
+	// or an interface holding a nil pointer.
 	ErrNilCollector = errors.New("registry: nil collector")
 
 	// ErrNotRegistered is wrapped by the [UnregisterError] that
 	// [Scope.Close] reports for a collector that was no longer the scope's
 	// to remove: somebody else unregistered it, or replaced it in the
 	// parent with an equal collector of their own, which Close leaves
-	// alone.
-	ErrNotRegistered = errors.New("registry: collector is not registered by this scope")
+	// alone, or the parent would not let it go.
+	ErrNotRegistered = errors.New("registry: not registered by this scope")
 )
 
 // UnregisterError reports a collector that [Scope.Close] could not remove as
@@ -46,33 +46,36 @@ func (e *UnregisterError) Error() string {
 // Unwrap returns the cause, so that errors.Is and errors.As see through.
 func (e *UnregisterError) Unwrap() error { return e.Err }
 
-// translate rewrites an AlreadyRegisteredError coming back from the parent so
-// that it names the user's collectors, not the members that scopes register
-// in their place. Every other error is returned unchanged.
-func translate(err error, c prometheus.Collector, m *member) error {
-	are, ok := err.(prometheus.AlreadyRegisteredError) //nolint:errorlint // client_golang returns it unwrapped, by value.
-	if !ok {
-		return err
-	}
-	if are.NewCollector == m {
-		are.NewCollector = c
-	}
-	are.ExistingCollector = unwrapMember(are.ExistingCollector)
-	if _, nested := c.(*member); !nested {
-		// A user is asking, not a scope nested on this one (which needs
-		// its own member back, see unwrapMember): name the user's
-		// collector however deeply the scopes nest.
-		for {
-			m, ok := are.ExistingCollector.(*member)
-			if !ok {
-				break
-			}
-			u := m.user()
-			if u == nil {
-				break
-			}
-			are.ExistingCollector = u
-		}
-	}
-	return are
+// notRegistered is the cause inside an UnregisterError: why the collector was
+// not the scope's to remove, and the parent's error if it returned one.
+type notRegistered struct {
+	why    string
+	parent error
 }
+
+func (e notRegistered) Error() string {
+	if e.parent != nil {
+		return e.why + ": " + e.parent.Error()
+	}
+	return e.why
+}
+
+func (notRegistered) Is(target error) bool { return target == ErrNotRegistered }
+
+func (e notRegistered) Unwrap() error { return e.parent }
+
+// asAlreadyRegistered is errors.As for a prometheus.AlreadyRegisteredError,
+// with a fast path for the unwrapped value that a prometheus.Registry
+// returns: the target of errors.As escapes to the heap, an allocation that
+// Close would otherwise make for every collector it removes.
+func asAlreadyRegistered(err error) (prometheus.AlreadyRegisteredError, bool) {
+	if are, ok := err.(prometheus.AlreadyRegisteredError); ok || err == nil { //nolint:errorlint // The fast path; errors.As below sees through wrapping.
+		return are, ok
+	}
+	var are prometheus.AlreadyRegisteredError
+	ok := errors.As(err, &are)
+	return are, ok
+}
+
+// isClosed reports whether err says that a scope is closed.
+func isClosed(err error) bool { return errors.Is(err, ErrClosed) }

@@ -90,6 +90,29 @@ func ExampleScope_Close() {
 	// true
 }
 
+// A library that is handed a Registerer may wrap it, or make a scope of its
+// own on it, without knowing that it was given a scope. Whatever it
+// registers is still the program's to close, and is gone when the program
+// closes its scope, even if the library never closes its own.
+func ExampleNewScope_library() {
+	reg := prometheus.NewRegistry()
+	program := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+
+	// The library's constructor, as it might be written anywhere.
+	newCache := func(r prometheus.Registerer) {
+		own := registry.NewScope(prometheus.WrapRegistererWithPrefix("cache_", r))
+		promauto.With(own).NewGauge(prometheus.GaugeOpts{Name: "objects", Help: "Cached objects."}).Set(12)
+	}
+	newCache(program)
+	exampleDump(reg)
+
+	program.Close()
+	exampleDump(reg)
+	// Output:
+	// cache_objects{cluster="east"} 12
+	// (nothing)
+}
+
 // One child scope per tenant: closing it removes that tenant's metrics only,
 // and closing the parent would remove them all.
 func ExampleScope_Child() {

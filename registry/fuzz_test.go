@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,44 +16,52 @@ import (
 	"github.com/promscope/promscope/registry"
 )
 
-// FuzzScope runs sequences of operations on a tree of scopes over one
-// pedantic registry and checks, after every operation, that the registry
-// exposes exactly what a plain model says it must.
+// FuzzScope runs sequences of operations on scopes in every shape that users
+// give them to each other, over one pedantic registry, and checks after every
+// operation that the registry exposes exactly what a plain model says, and
+// that every scope answers as the model says.
 //
-// The model does not reuse the library's bookkeeping. It keeps, per scope,
-// the list of registrations the scope owns, and for the registry what
-// client_golang documents: which owner holds each descriptor identity (a
-// metric name with its constant label values), which label names and help
-// each metric name was first registered with (fixed for the registry's
-// lifetime), and the unchecked collectors. Outsiders, other owners of the
-// same registry, unregister identities and register equal collectors of
-// their own behind the scopes' backs. From that the model predicts every
-// result: Register's error (and the collectors an AlreadyRegisteredError
-// names), Unregister's answer, the UnregisterErrors that Close reports, Len,
-// a scope's own Gather, and the registry's Gather, series by series.
+// The shapes: scopes on the registry and on no parent (a private registry),
+// scopes nested with Child and with NewScope on a scope, and scopes on
+// client_golang's WrapRegistererWith and WrapRegistererWithPrefix of a
+// scope, three levels deep; registrations straight into a scope and through
+// such a wrapper. The collectors: gauges, counter vectors, GaugeFuncs,
+// unchecked collectors, values of a comparable type holding something that
+// cannot be compared, and collectors that describe nothing the first time
+// they are asked and a gauge after. Outsiders, other owners of the registry,
+// unregister identities and register equal collectors of their own behind
+// the scopes' backs.
 //
-// The decoder only produces valid metric and label names, and the one
-// misuse it produces on purpose (DeleteOnClose with no labels, Child setting
-// a label an ancestor sets) must panic with a "registry:" message. Nothing
-// depends on timing: every operation runs to completion before the next.
+// The model does not reuse the library's bookkeeping. It keeps each
+// registry's holders of descriptor identities (a name with constant label
+// values), the help and label names each name was first registered with, and
+// the unchecked collectors; each scope's registrations, oldest first; and for
+// each tree of nested scopes its hub of unchecked collectors. It follows the
+// library's documented rules (Register, Unregister by collector or identity,
+// Close's ownership check, what a closed scope answers) and from them
+// predicts every result: Register's error and the collectors an
+// AlreadyRegisteredError names, Unregister's answer, the UnregisterErrors
+// Close reports, Len, a scope's own Gather, and the registry's Gather,
+// series by series. Nothing depends on timing: every operation runs to
+// completion before the next.
 func FuzzScope(f *testing.F) {
 	for _, seed := range fzSeeds() {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := newFzRun(t)
-		r.run(data)
+		newFzRun(t).run(data)
 	})
 }
 
 // The operations, one byte each, followed by their arguments.
 const (
-	fzOpNewScope           = iota // opts, nil-parent flag
-	fzOpChild                     // scope, opts (5 and up: a label an ancestor sets)
+	fzOpRoot               = iota // opts, nil-parent flag
+	fzOpNest                      // target, how, opts
+	fzOpWrap                      // scope, kind
 	fzOpNewCollector              // kind, name, value
-	fzOpRegister                  // scope, collector, MustRegister flag
-	fzOpUnregister                // scope, collector
-	fzOpUnregisterEqual           // scope, collector: a fresh equal collector
+	fzOpRegister                  // target, collector, MustRegister flag
+	fzOpUnregister                // target, collector
+	fzOpUnregisterEqual           // target, collector, copy flag
 	fzOpClose                     // scope
 	fzOpDeleteOnClose             // scope, labels, owner, k, vectors
 	fzOpShared                    // vector, owner, k, amount
@@ -67,8 +76,10 @@ const (
 const (
 	fzMaxOps        = 120
 	fzMaxScopes     = 12
+	fzMaxTargets    = 16
 	fzMaxCollectors = 12
 	fzMaxIdents     = 24
+	fzMaxDepth      = 3
 )
 
 type fzKind int
@@ -77,7 +88,9 @@ const (
 	fzGauge     fzKind = iota // prometheus.Gauge
 	fzVec                     // *prometheus.CounterVec labelled k
 	fzFunc                    // prometheus.GaugeFunc
-	fzUnchecked               // a collector whose Describe yields nothing
+	fzUnchecked               // describes nothing
+	fzValue                   // a comparable value holding a slice
+	fzQuiet                   // describes nothing the first time, a gauge after
 	fzKinds
 )
 
@@ -86,6 +99,8 @@ var fzBaseNames = [fzKinds][2]string{
 	fzVec:       {"v0", "v1"},
 	fzFunc:      {"f0", "f1"},
 	fzUnchecked: {"u0", "u1"},
+	fzValue:     {"x0", "x1"},
+	fzQuiet:     {"q0", "q1"},
 }
 
 func fzHelp(kind fzKind, name string) string {
@@ -104,28 +119,64 @@ func (u *fzUncheckedCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(u.desc, prometheus.GaugeValue, u.value)
 }
 
-// fzCol is a collector object and the series the model expects it to
-// expose, before any prefix or labels: the key is the value of label k for
-// a vector, "" otherwise.
+// fzGauges is a collector of a slice type; fzHolder, a comparable type
+// holding one, cannot be compared with == without a panic.
+type fzGauges []prometheus.Gauge
+
+func (gs fzGauges) Describe(ch chan<- *prometheus.Desc) { gs[0].Describe(ch) }
+func (gs fzGauges) Collect(ch chan<- prometheus.Metric) { gs[0].Collect(ch) }
+
+type fzHolder struct{ inner prometheus.Collector }
+
+func (h fzHolder) Describe(ch chan<- *prometheus.Desc) { h.inner.Describe(ch) }
+func (h fzHolder) Collect(ch chan<- prometheus.Metric) { h.inner.Collect(ch) }
+
+// fzQuietGauge describes nothing the first time it is asked.
+type fzQuietGauge struct {
+	prometheus.Gauge
+	asked atomic.Bool
+}
+
+func (q *fzQuietGauge) Describe(ch chan<- *prometheus.Desc) {
+	if q.asked.Swap(true) {
+		q.Gauge.Describe(ch)
+	}
+}
+
+// fzCol is a collector and the series the model expects it to expose, before
+// any prefix or labels: the key is the value of label k for a vector, ""
+// otherwise. Copies of a value collector share the same fzCol's series and
+// are one collector; same says which collector an object is.
 type fzCol struct {
 	kind   fzKind
 	name   string
 	obj    prometheus.Collector
+	same   *fzCol // the collector this one is a copy of, or itself
 	gauge  prometheus.Gauge
 	vec    *prometheus.CounterVec
 	unc    *fzUncheckedCollector
+	quiet  *fzQuietGauge
+	asked  bool // the model's own record of whether quiet was described
 	series map[string]float64
 }
 
 func fzNewCol(kind fzKind, name string, v byte) *fzCol {
 	c := &fzCol{kind: kind, name: name, series: map[string]float64{}}
+	c.same = c
 	help := fzHelp(kind, name)
 	value := float64(v%16) + 1
 	switch kind {
-	case fzGauge:
+	case fzGauge, fzValue, fzQuiet:
 		c.gauge = prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
 		c.gauge.Set(value)
 		c.obj = c.gauge
+		switch kind {
+		case fzValue:
+			c.obj = fzHolder{inner: fzGauges{c.gauge}}
+		case fzQuiet:
+			c.quiet = &fzQuietGauge{Gauge: c.gauge}
+			c.obj = c.quiet
+		}
 		c.series[""] = value
 	case fzVec:
 		c.vec = prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"k"})
@@ -147,11 +198,17 @@ func fzNewCol(kind fzKind, name string, v byte) *fzCol {
 	return c
 }
 
+// copyOf returns another value of the value collector c: the same collector.
+func (c *fzCol) copyOf() *fzCol {
+	h := c.obj.(fzHolder)
+	return &fzCol{kind: c.kind, name: c.name, obj: fzHolder{inner: h.inner}, same: c.same, gauge: c.gauge, series: c.series}
+}
+
 // set changes what c exposes; a GaugeFunc's value is fixed.
 func (c *fzCol) set(v byte) {
 	value := float64(v%16) + 1
 	switch c.kind {
-	case fzGauge:
+	case fzGauge, fzValue, fzQuiet:
 		c.gauge.Set(value)
 		c.series[""] = value
 	case fzVec:
@@ -164,21 +221,48 @@ func (c *fzCol) set(v byte) {
 	}
 }
 
-// fzOpts are a scope's prefix and labels, composed with its ancestors'.
+// checked reports whether describing c now yields its descriptor, and counts
+// the question, which a quiet gauge answers differently the first time.
+func (c *fzCol) checked() bool {
+	switch c.kind {
+	case fzUnchecked:
+		return false
+	case fzQuiet:
+		asked := c.asked
+		c.asked = true
+		return asked
+	}
+	return true
+}
+
+// fzOpts are a prefix and constant labels.
 type fzOpts struct {
 	prefix string
 	labels map[string]string
 }
 
-func (o fzOpts) String() string {
-	return fmt.Sprintf("%q%v", o.prefix, o.labels)
+func (o fzOpts) String() string { return fmt.Sprintf("%q%v", o.prefix, o.labels) }
+
+// over returns o applied outside inner: o's prefix first, both label sets.
+func (o fzOpts) over(inner fzOpts) fzOpts {
+	out := fzOpts{prefix: o.prefix + inner.prefix}
+	if len(o.labels)+len(inner.labels) > 0 {
+		out.labels = maps.Clone(o.labels)
+		if out.labels == nil {
+			out.labels = map[string]string{}
+		}
+		maps.Copy(out.labels, inner.labels)
+	}
+	return out
 }
 
-// fzChoose decodes the options of a scope at depth d: each depth uses its
-// own label name, so that Child never sets a label an ancestor sets.
+func (o fzOpts) equal(p fzOpts) bool { return o.prefix == p.prefix && maps.Equal(o.labels, p.labels) }
+
+// fzChoose decodes a scope's own options at depth d: each depth has its own
+// label name, so only a deliberate choice sets a label of a scope above.
 func fzChoose(choice, depth int) (own fzOpts, opts []registry.Option) {
 	label := fmt.Sprintf("l%d", depth)
-	switch choice {
+	switch choice % 5 {
 	case 1:
 		own.prefix = "a_"
 	case 2:
@@ -198,61 +282,30 @@ func fzChoose(choice, depth int) (own fzOpts, opts []registry.Option) {
 	return own, opts
 }
 
-func (o fzOpts) under(parent fzOpts) fzOpts {
-	out := fzOpts{prefix: parent.prefix + o.prefix}
-	if len(parent.labels)+len(o.labels) > 0 {
-		out.labels = maps.Clone(parent.labels)
-		if out.labels == nil {
-			out.labels = map[string]string{}
-		}
-		maps.Copy(out.labels, o.labels)
-	}
-	return out
-}
-
-// wrap applies o to a collector the way an outsider would, to build one
-// equal to what a scope with these options exposes.
-func (o fzOpts) wrap(c prometheus.Collector) prometheus.Collector {
-	if o.prefix != "" {
-		c = prometheus.WrapCollectorWithPrefix(o.prefix, c)
-	}
-	if len(o.labels) > 0 {
-		c = prometheus.WrapCollectorWith(o.labels, c)
-	}
-	return c
-}
-
-// fzDesc is what the model knows of the one descriptor a collector kind and
-// name, exposed with some options, describes.
+// fzDesc is what the model knows of the one descriptor a collector describes
+// with options o applied.
 type fzDesc struct {
 	fqName string
-	id     string // what client_golang keys registrations by
+	id     string // name and constant label values: client_golang's identity
 	sig    string // label names and help, fixed per name once registered
-	key    string // what a scope's Unregister matches
 }
 
-func fzDescOf(kind fzKind, name string, o fzOpts) fzDesc {
-	fq := o.prefix + name
+func fzDescOf(c *fzCol, o fzOpts) fzDesc {
+	fq := o.prefix + c.name
 	names := slices.Sorted(maps.Keys(o.labels))
 	values := []string{fq}
-	pairs := []string{}
 	for _, n := range names {
 		values = append(values, o.labels[n])
-		pairs = append(pairs, n+"="+o.labels[n])
 	}
 	dims := slices.Clone(names)
-	vars := ""
-	if kind == fzVec {
+	if c.kind == fzVec {
 		dims = append(dims, "$k")
-		vars = "k"
 	}
 	slices.Sort(dims)
-	help := fzHelp(kind, name)
 	return fzDesc{
 		fqName: fq,
 		id:     strings.Join(values, "\xff"),
-		sig:    help + "\xff" + strings.Join(dims, ","),
-		key:    strings.Join([]string{fq, help, strings.Join(pairs, ","), vars}, "\xff"),
+		sig:    fzHelp(c.kind, c.name) + "\xff" + strings.Join(dims, ","),
 	}
 }
 
@@ -280,59 +333,81 @@ func fzSeriesKey(name string, labels map[string]string) string {
 	return name + "{" + strings.Join(pairs, ",") + "}"
 }
 
+// fzReg is the model of a prometheus.Registry: the shared one, or a private
+// one of a scope with no parent.
+type fzReg struct {
+	held map[string]*fzRef // by fzDesc.id
+	sigs map[string]string // by metric name; never forgotten
+	hubs []*fzTree         // trees whose hub is registered here
+}
+
+// fzRef is a collector as somebody names it: a scope's registration, or a
+// collector of somebody else's.
+type fzRef struct {
+	entry *fzEntry
+	col   *fzCol
+	opts  fzOpts // for col: the options the outsider registered it with
+}
+
+// fzTree is the model of a root scope's tree: where it registers (a registry,
+// or a wrapper of a scope) and its hub of unchecked collectors.
+type fzTree struct {
+	reg   *fzReg
+	up    *fzScope // else: the scope the wrapper wraps
+	wrap  fzOpts   // and the wrapper's options
+	hubOn bool     // the hub is registered upstream
+	hub   []*fzEntry
+}
+
 // fzScope is the model of one scope.
 type fzScope struct {
-	s         *registry.Scope
-	own       fzOpts // the options given to NewScope or Child
-	opts      fzOpts // composed with the ancestors'
-	depth     int
-	nilParent bool
-	closed    bool
-	up        *fzScope
-	children  []*fzScope // open children, oldest first
-	entries   []*fzEntry // owned registrations, oldest first
-	deletes   []fzDeletion
+	s        *registry.Scope
+	tree     *fzTree
+	up       *fzScope // the scope it is nested in, in its tree
+	view     fzOpts   // its options composed with those above it in its tree
+	clash    bool     // it sets a label a scope above it sets
+	depth    int
+	closed   bool
+	children []*fzScope // open nested scopes, oldest first
+	entries  []*fzEntry // registrations, oldest first
+	deletes  []fzDeletion
+}
+
+// fzItem is what a scope's Register or Unregister is given: a user's
+// collector, perhaps wrapped by a client_golang wrapper, or what a scope on
+// such a wrapper passes on: one of its registrations or its hub.
+type fzItem struct {
+	col    *fzCol
+	member *fzEntry
+	hub    *fzTree
+	wrap   *fzOpts // the wrapper's options; nil: not wrapped
 }
 
 // fzEntry is one registration a scope owns.
 type fzEntry struct {
-	scope    *fzScope
-	col      *fzCol
-	desc     fzDesc
-	silenced bool // for unchecked entries, which the registry keeps
+	scope     *fzScope
+	item      fzItem
+	unchecked bool
+	released  bool
 }
 
-// fzOutsider is a registration of somebody else's, made on the registry
-// directly.
-type fzOutsider struct {
-	col  *fzCol
-	opts fzOpts
-}
-
-// fzHolder is whoever holds an identity in the registry: a scope's entry or
-// an outsider.
-type fzHolder struct {
-	entry *fzEntry
-	out   *fzOutsider
-}
-
-func (h *fzHolder) user() prometheus.Collector {
-	if h.entry != nil {
-		return h.entry.col.obj
-	}
-	return h.out.col.obj
-}
-
-// fzIdent is a descriptor identity that outsiders may tamper with.
-type fzIdent struct {
-	kind fzKind
-	name string
-	opts fzOpts
+// fzTarget is where a test registers: a scope, or a wrapper of one.
+type fzTarget struct {
+	scope *fzScope
+	wrap  *fzOpts               // nil: the scope itself
+	reg   prometheus.Registerer // what the test calls
+	name  string
 }
 
 type fzDeletion struct {
 	labels prometheus.Labels
 	vecs   []int
+}
+
+// fzIdent is an identity in the shared registry that outsiders tamper with.
+type fzIdent struct {
+	col  *fzCol
+	opts fzOpts
 }
 
 var (
@@ -346,25 +421,20 @@ type fzRun struct {
 	reg *prometheus.Registry
 	log []string
 
-	scopes []*fzScope
-	cols   []*fzCol
-	idents []fzIdent
-
-	held      map[string]*fzHolder // by fzDesc.id
-	sigs      map[string]string    // by metric name; never forgotten
-	unchecked []*fzEntry           // unchecked registrations in the registry
+	model   *fzReg
+	scopes  []*fzScope
+	targets []*fzTarget
+	cols    []*fzCol
+	idents  []fzIdent
 
 	shared       [2]*prometheus.CounterVec
 	sharedSeries [2]map[[2]string]float64 // owner, k
 }
 
+func newFzReg() *fzReg { return &fzReg{held: map[string]*fzRef{}, sigs: map[string]string{}} }
+
 func newFzRun(t *testing.T) *fzRun {
-	r := &fzRun{
-		t:    t,
-		reg:  prometheus.NewPedanticRegistry(),
-		held: map[string]*fzHolder{},
-		sigs: map[string]string{},
-	}
+	r := &fzRun{t: t, reg: prometheus.NewPedanticRegistry(), model: newFzReg()}
 	for i := range r.shared {
 		r.shared[i] = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: fmt.Sprintf("shared%d", i),
@@ -414,7 +484,7 @@ func (r *fzRun) run(data []byte) {
 		r.checkRegistry()
 	}
 	r.checkLens()
-	for id, h := range r.held {
+	for id, h := range r.model.held {
 		if h.entry != nil {
 			r.fatalf("model: %s still held by a scope after closing all", id)
 		}
@@ -423,13 +493,23 @@ func (r *fzRun) run(data []byte) {
 
 func (r *fzRun) scope(in *fzInput) *fzScope {
 	if len(r.scopes) == 0 {
+		in.byte()
 		return nil
 	}
 	return r.scopes[in.pick(len(r.scopes))]
 }
 
+func (r *fzRun) target(in *fzInput) *fzTarget {
+	if len(r.targets) == 0 {
+		in.byte()
+		return nil
+	}
+	return r.targets[in.pick(len(r.targets))]
+}
+
 func (r *fzRun) col(in *fzInput) *fzCol {
 	if len(r.cols) == 0 {
+		in.byte()
 		return nil
 	}
 	return r.cols[in.pick(len(r.cols))]
@@ -437,63 +517,59 @@ func (r *fzRun) col(in *fzInput) *fzCol {
 
 func (r *fzRun) step(in *fzInput) {
 	switch op := in.pick(fzOps); op {
-	case fzOpNewScope:
+	case fzOpRoot:
 		choice, nilParent := in.pick(5), in.pick(8) == 0
-		if len(r.scopes) >= fzMaxScopes {
-			return
+		r.root(choice, nilParent)
+	case fzOpNest:
+		tg, how, choice := r.target(in), in.pick(2), in.pick(6)
+		if tg != nil {
+			r.nest(tg, how, choice)
 		}
-		own, opts := fzChoose(choice, 0)
-		var parent prometheus.Registerer = r.reg
-		if nilParent {
-			parent = nil
+	case fzOpWrap:
+		sc, kind := r.scope(in), in.pick(2)
+		if sc != nil {
+			r.wrap(sc, kind)
 		}
-		sc := &fzScope{s: registry.NewScope(parent, opts...), own: own, opts: own.under(fzOpts{}), nilParent: nilParent}
-		r.scopes = append(r.scopes, sc)
-		r.logf("scope %d = NewScope(nil parent %v, %v)", len(r.scopes)-1, nilParent, own)
-	case fzOpChild:
-		up, choice := r.scope(in), in.pick(7)
-		if up == nil || len(r.scopes) >= fzMaxScopes {
-			return
-		}
-		r.child(up, choice)
 	case fzOpNewCollector:
 		kind, name, v := fzKind(in.pick(int(fzKinds))), in.pick(2), in.byte()
 		c := fzNewCol(kind, fzBaseNames[kind][name], v)
-		if len(r.cols) < fzMaxCollectors {
+		i := len(r.cols)
+		if i < fzMaxCollectors {
 			r.cols = append(r.cols, c)
-			r.logf("col %d = %s (kind %d) %v", len(r.cols)-1, c.name, kind, c.series)
 		} else {
-			i := int(v) % len(r.cols)
+			i = int(v) % len(r.cols)
 			r.cols[i] = c
-			r.logf("col %d = %s (kind %d) %v", i, c.name, kind, c.series)
 		}
+		r.logf("col %d = %s (kind %d) %v", i, c.name, kind, c.series)
 	case fzOpRegister:
-		sc, c, must := r.scope(in), r.col(in), in.pick(4) == 0
-		if sc == nil || c == nil {
+		tg, c, must := r.target(in), r.col(in), in.pick(4) == 0
+		if tg != nil && c != nil {
+			r.register(tg, c, must)
+		}
+	case fzOpUnregister:
+		tg, c := r.target(in), r.col(in)
+		if tg != nil && c != nil {
+			r.unregister(tg, c, "")
+		}
+	case fzOpUnregisterEqual:
+		tg, c, cp := r.target(in), r.col(in), in.pick(2) == 0
+		if tg == nil || c == nil {
 			return
 		}
-		r.register(sc, c, must)
-	case fzOpUnregister, fzOpUnregisterEqual:
-		sc, c := r.scope(in), r.col(in)
-		if sc == nil || c == nil {
-			return
+		if cp && c.kind == fzValue {
+			r.unregister(tg, c.copyOf(), " (a copy)")
+		} else {
+			r.unregister(tg, fzNewCol(c.kind, c.name, 0), " (a fresh equal one)")
 		}
-		if op == fzOpUnregisterEqual {
-			c = fzNewCol(c.kind, c.name, 0)
-		}
-		r.unregister(sc, c, op == fzOpUnregisterEqual)
 	case fzOpClose:
-		sc := r.scope(in)
-		if sc == nil {
-			return
+		if sc := r.scope(in); sc != nil {
+			r.closeScope(sc)
 		}
-		r.closeScope(sc)
 	case fzOpDeleteOnClose:
 		sc, labels, owner, k, vecs := r.scope(in), in.pick(4), in.pick(len(fzOwners)), in.pick(len(fzSharedKs)), in.pick(4)
-		if sc == nil {
-			return
+		if sc != nil {
+			r.deleteOnClose(sc, labels, fzOwners[owner], fzSharedKs[k], vecs)
 		}
-		r.deleteOnClose(sc, labels, fzOwners[owner], fzSharedKs[k], vecs)
 	case fzOpShared:
 		i, owner, k, v := in.pick(2), fzOwners[in.pick(len(fzOwners))], fzSharedKs[in.pick(len(fzSharedKs))], float64(in.pick(4)+1)
 		r.shared[i].WithLabelValues(owner, k).Add(v)
@@ -501,11 +577,10 @@ func (r *fzRun) step(in *fzInput) {
 		r.logf("shared%d{%s,%s} += %v", i, owner, k, v)
 	case fzOpSet:
 		c, v := r.col(in), in.byte()
-		if c == nil {
-			return
+		if c != nil {
+			c.set(v)
+			r.logf("set %s to %v", c.name, c.series)
 		}
-		c.set(v)
-		r.logf("set %s to %v", c.name, c.series)
 	case fzOpOutsiderUnregister:
 		if len(r.idents) == 0 {
 			in.byte()
@@ -520,17 +595,15 @@ func (r *fzRun) step(in *fzInput) {
 		}
 		r.outsiderRegister(r.idents[in.pick(len(r.idents))], in.byte())
 	case fzOpGatherScope:
-		sc := r.scope(in)
-		if sc == nil {
-			return
+		if sc := r.scope(in); sc != nil {
+			r.checkScopeGather(sc)
 		}
-		r.checkScopeGather(sc)
 	case fzOpNil:
 		sc := r.scope(in)
 		if sc == nil {
 			return
 		}
-		r.logf("scope %d: Register(nil), Unregister(nil)", r.index(sc))
+		r.logf("%s: Register(nil), Unregister(nil)", r.name(sc))
 		if err := sc.s.Register(nil); !errors.Is(err, registry.ErrNilCollector) {
 			r.fatalf("Register(nil) = %v, want ErrNilCollector", err)
 		}
@@ -540,178 +613,345 @@ func (r *fzRun) step(in *fzInput) {
 	}
 }
 
-func (r *fzRun) index(sc *fzScope) int { return slices.Index(r.scopes, sc) }
+func (r *fzRun) name(sc *fzScope) string { return fmt.Sprintf("scope %d", slices.Index(r.scopes, sc)) }
 
-func (r *fzRun) child(up *fzScope, choice int) {
+// add records a new scope and its target.
+func (r *fzRun) add(sc *fzScope, what string) {
+	r.scopes = append(r.scopes, sc)
+	tg := &fzTarget{scope: sc, reg: sc.s, name: r.name(sc)}
+	r.targets = append(r.targets, tg)
+	r.logf("%s = %s", tg.name, what)
+}
+
+func (r *fzRun) root(choice int, nilParent bool) {
+	if len(r.scopes) >= fzMaxScopes || len(r.targets) >= fzMaxTargets {
+		return
+	}
+	own, opts := fzChoose(choice, 0)
+	tree := &fzTree{reg: r.model}
+	var parent prometheus.Registerer = r.reg
+	if nilParent {
+		tree.reg = newFzReg()
+		parent = nil
+	}
+	r.add(&fzScope{s: registry.NewScope(parent, opts...), tree: tree, view: own}, fmt.Sprintf("NewScope(nil parent %v, %v)", nilParent, own))
+}
+
+// nest makes a scope in tg: nested in tg's scope (with Child, or NewScope on
+// the scope), or, if tg is a wrapper, the root of a new tree on it.
+func (r *fzRun) nest(tg *fzTarget, how, choice int) {
+	up := tg.scope
+	if len(r.scopes) >= fzMaxScopes || len(r.targets) >= fzMaxTargets || up.depth+1 >= fzMaxDepth {
+		return
+	}
 	depth := up.depth + 1
-	if choice >= 5 {
-		// Misuse: set a label an ancestor sets. Child must panic and
-		// create nothing.
-		var taken string
-		for a := up; a != nil && taken == ""; a = a.up {
-			for n := range a.own.labels {
-				taken = n
+	own, opts := fzChoose(choice, depth)
+	if tg.wrap != nil {
+		tree := &fzTree{up: up, wrap: *tg.wrap}
+		r.add(&fzScope{s: registry.NewScope(tg.reg, opts...), tree: tree, view: own, depth: depth},
+			fmt.Sprintf("NewScope(%s, %v)", tg.name, own))
+		return
+	}
+	if choice == 5 {
+		// Set a label that a scope above sets, if there is one.
+		for a := up; a != nil && len(own.labels) == 0; a = a.up {
+			for n := range a.view.labels {
+				own = fzOpts{labels: map[string]string{n: "z"}}
+				opts = []registry.Option{registry.WithLabels(own.labels)}
+				break
 			}
-		}
-		if taken == "" {
-			choice = 0
-		} else {
-			r.logf("scope %d: Child(WithLabels(%s)) (misuse)", r.index(up), taken)
-			v := fzPanic(func() { up.s.Child(registry.WithLabels(prometheus.Labels{taken: "z"})) })
-			if msg, ok := v.(string); !ok || !strings.HasPrefix(msg, "registry: ") {
-				r.fatalf("Child with a label of an ancestor panicked with %#v, want a \"registry: \" message", v)
-			}
-			return
 		}
 	}
-	own, opts := fzChoose(choice, depth)
-	sc := &fzScope{s: up.s.Child(opts...), own: own, opts: own.under(up.opts), depth: depth, nilParent: up.nilParent, up: up}
+	sc := &fzScope{tree: up.tree, up: up, view: up.view.over(own), depth: depth, clash: up.clash}
+	for n := range own.labels {
+		if _, dup := up.view.labels[n]; dup {
+			sc.clash = true
+		}
+	}
+	what := fmt.Sprintf("%s.Child(%v)", tg.name, own)
+	if how == 0 {
+		sc.s = up.s.Child(opts...)
+	} else {
+		sc.s = registry.NewScope(up.s, opts...)
+		what = fmt.Sprintf("NewScope(%s, %v)", tg.name, own)
+	}
 	if up.closed {
 		sc.closed = true
-		sc.up = nil
 	} else {
 		up.children = append(up.children, sc)
 	}
-	r.scopes = append(r.scopes, sc)
-	r.logf("scope %d = scope %d .Child(%v) closed %v", len(r.scopes)-1, r.index(up), own, sc.closed)
+	r.add(sc, fmt.Sprintf("%s closed %v clash %v", what, sc.closed, sc.clash))
 }
 
-func fzPanic(f func()) (v any) {
-	defer func() { v = recover() }()
-	f()
-	return nil
-}
-
-// register predicts and checks sc.Register(c.obj).
-func (r *fzRun) register(sc *fzScope, c *fzCol, must bool) {
-	e := &fzEntry{scope: sc, col: c, desc: fzDescOf(c.kind, c.name, sc.opts)}
-	r.logf("scope %d: Register(%s %p) must %v", r.index(sc), c.name, c.obj, must)
-	if c.kind != fzUnchecked && len(r.idents) < fzMaxIdents {
-		r.idents = append(r.idents, fzIdent{kind: c.kind, name: c.name, opts: sc.opts})
+// wrap makes a target that is client_golang's wrapper of sc.
+func (r *fzRun) wrap(sc *fzScope, kind int) {
+	if len(r.targets) >= fzMaxTargets {
+		return
 	}
+	tg := &fzTarget{scope: sc, name: fmt.Sprintf("wrapper %d", len(r.targets))}
+	o := fzOpts{labels: map[string]string{fmt.Sprintf("w%d", sc.depth): "w"}}
+	if kind == 1 {
+		o = fzOpts{prefix: "w_"}
+		tg.reg = prometheus.WrapRegistererWithPrefix(o.prefix, sc.s)
+	} else {
+		tg.reg = prometheus.WrapRegistererWith(o.labels, sc.s)
+	}
+	tg.wrap = &o
+	r.targets = append(r.targets, tg)
+	r.logf("%s = wrapper %v of %s", tg.name, o, r.name(sc))
+}
 
-	var err error
-	if must {
-		v := fzPanic(func() { sc.s.MustRegister(c.obj) })
-		if v != nil {
-			var ok bool
-			if err, ok = v.(error); !ok {
-				r.fatalf("MustRegister panicked with %#v, not an error", v)
+// The model of the library's rules. Each function below follows the
+// documented behaviour of the call it is named after.
+
+// itemOpts are the options an item carries before the scope's own: a
+// wrapper's, over what a nested scope's registration carries.
+func itemOpts(it fzItem) fzOpts {
+	var o fzOpts
+	if it.member != nil {
+		o = entryOpts(it.member)
+	}
+	if it.wrap != nil {
+		o = it.wrap.over(o)
+	}
+	return o
+}
+
+// entryOpts are the options a scope's registration is described with to the
+// scope's parent.
+func entryOpts(e *fzEntry) fzOpts { return e.scope.view.over(itemOpts(e.item)) }
+
+// bottom is the user's collector at the bottom of an item (nil for a hub).
+func bottom(it fzItem) *fzCol {
+	for it.member != nil {
+		it = it.member.item
+	}
+	return it.col
+}
+
+// sameCollector: the same collector, maybe through equal wrappers.
+func sameCollector(a, b fzItem) bool {
+	if (a.wrap == nil) != (b.wrap == nil) || a.wrap != nil && !a.wrap.equal(*b.wrap) {
+		return false
+	}
+	switch {
+	case a.col != nil && b.col != nil:
+		return a.col.same == b.col.same
+	case a.member != nil:
+		return a.member == b.member
+	case a.hub != nil:
+		return a.hub == b.hub
+	}
+	return false
+}
+
+type fzResult struct {
+	err      error  // a sentinel or a marker of the kind of error
+	existing *fzRef // for an AlreadyRegisteredError
+}
+
+var (
+	errFzSig   = errors.New("the registry's consistency error")
+	errFzClash = errors.New("the scope's label clash")
+)
+
+// modelRegister is Scope.Register of it into sc.
+func (r *fzRun) modelRegister(sc *fzScope, it fzItem) fzResult {
+	if sc.closed {
+		return fzResult{err: registry.ErrClosed}
+	}
+	if sc.clash {
+		return fzResult{err: errFzClash}
+	}
+	e := &fzEntry{scope: sc, item: it, unchecked: !r.describe(it)}
+	if e.unchecked {
+		if res := r.hubOn(sc.tree); res.err != nil {
+			return res
+		}
+		sc.tree.hub = append(sc.tree.hub, e)
+		sc.entries = append(sc.entries, e)
+		return fzResult{}
+	}
+	res := r.upstreamRegister(e)
+	if res.existing != nil {
+		res.existing = userOf(res.existing, it.member != nil)
+	}
+	if res.err == nil && res.existing == nil {
+		sc.entries = append(sc.entries, e)
+	}
+	return res
+}
+
+// describe is what describing an item says: whether it is checked.
+func (r *fzRun) describe(it fzItem) bool {
+	switch {
+	case it.hub != nil:
+		return false
+	case it.member != nil:
+		return !it.member.unchecked
+	}
+	return it.col.checked()
+}
+
+// hubOn registers the tree's hub upstream if it is not yet.
+func (r *fzRun) hubOn(t *fzTree) fzResult {
+	if t.hubOn {
+		return fzResult{}
+	}
+	if t.reg != nil {
+		t.reg.hubs = append(t.reg.hubs, t)
+	} else if res := r.modelRegister(t.up, fzItem{hub: t, wrap: &t.wrap}); res.err != nil || res.existing != nil {
+		return res
+	}
+	t.hubOn = true
+	return fzResult{}
+}
+
+// upstreamRegister is a tree's Register of e's member with its parent.
+func (r *fzRun) upstreamRegister(e *fzEntry) fzResult {
+	t := e.scope.tree
+	if t.reg == nil {
+		return r.modelRegister(t.up, fzItem{member: e, wrap: &t.wrap})
+	}
+	c := bottom(e.item)
+	o := entryOpts(e)
+	d := fzDescOf(c, o)
+	if t.reg == r.model && len(r.idents) < fzMaxIdents {
+		r.idents = append(r.idents, fzIdent{col: c, opts: o})
+	}
+	if sig := t.reg.sigs[d.fqName]; sig != "" && sig != d.sig {
+		return fzResult{err: errFzSig}
+	}
+	if h := t.reg.held[d.id]; h != nil {
+		return fzResult{existing: h}
+	}
+	t.reg.held[d.id] = &fzRef{entry: e}
+	t.reg.sigs[d.fqName] = d.sig
+	return fzResult{}
+}
+
+// upstreamUnregister is a tree's Unregister of e's member (or of the hub)
+// from its parent.
+func (r *fzRun) upstreamUnregister(e *fzEntry) bool {
+	t := e.scope.tree
+	if t.reg == nil {
+		return r.modelUnregister(t.up, fzItem{member: e, wrap: &t.wrap})
+	}
+	d := fzDescOf(bottom(e.item), entryOpts(e))
+	if t.reg.held[d.id] == nil {
+		return false
+	}
+	delete(t.reg.held, d.id)
+	return true
+}
+
+// userOf is what an AlreadyRegisteredError names for a holder: the user's
+// collector, or, for a scope asking through a wrapper, the first member below
+// the top.
+func userOf(h *fzRef, askerIsScope bool) *fzRef {
+	if h.entry == nil {
+		return h
+	}
+	it := h.entry.item
+	for it.member != nil {
+		if askerIsScope {
+			return &fzRef{entry: it.member}
+		}
+		it = it.member.item
+	}
+	return &fzRef{col: it.col}
+}
+
+// modelUnregister is Scope.Unregister of it from sc.
+func (r *fzRun) modelUnregister(sc *fzScope, it fzItem) bool {
+	checked := r.describe(it)
+	if sc.closed {
+		return false
+	}
+	i := -1
+	if checked {
+		c, o := bottom(it), itemOpts(it)
+		d := fzDescOf(c, o)
+		var candidates []int
+		for j, e := range sc.entries {
+			if !e.unchecked && fzDescOf(bottom(e.item), itemOpts(e.item)).fqName == d.fqName {
+				candidates = append(candidates, j)
 			}
 		}
-	} else {
-		err = sc.s.Register(c.obj)
+		for _, j := range slices.Backward(candidates) {
+			if sameCollector(sc.entries[j].item, it) {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			for _, j := range slices.Backward(candidates) {
+				if fzDescOf(bottom(sc.entries[j].item), itemOpts(sc.entries[j].item)).id == d.id {
+					i = j
+					break
+				}
+			}
+		}
 	}
+	if i < 0 {
+		for j := len(sc.entries) - 1; j >= 0; j-- {
+			if sameCollector(sc.entries[j].item, it) {
+				i = j
+				break
+			}
+		}
+	}
+	if i < 0 {
+		return false
+	}
+	e := sc.entries[i]
+	sc.entries = slices.Delete(sc.entries, i, i+1)
+	return r.release(e) == ""
+}
 
-	var are prometheus.AlreadyRegisteredError
+// release is what Unregister and Close do with one registration; it returns
+// why Close must report it, or "".
+func (r *fzRun) release(e *fzEntry) string {
+	defer func() { e.released = true }()
+	if e.unchecked {
+		e.scope.tree.hub = slices.DeleteFunc(e.scope.tree.hub, func(x *fzEntry) bool { return x == e })
+		return ""
+	}
+	probe := r.upstreamRegister(e)
 	switch {
-	case sc.closed:
-		if !errors.Is(err, registry.ErrClosed) {
-			r.fatalf("Register on a closed scope = %v, want ErrClosed", err)
+	case probe.err == nil && probe.existing == nil:
+		if r.upstreamUnregister(e) {
+			return "somebody else unregistered it"
 		}
-		return
-	case sc.nilParent || c.kind == fzUnchecked:
-		if err != nil {
-			r.fatalf("Register = %v, want nil", err)
+		return ""
+	case probe.existing != nil:
+		if probe.existing.entry != e {
+			return "replaced"
 		}
-		if !sc.nilParent {
-			r.unchecked = append(r.unchecked, e)
+		if r.upstreamUnregister(e) {
+			return ""
 		}
-	case r.sigs[e.desc.fqName] != "" && r.sigs[e.desc.fqName] != e.desc.sig:
-		// The registry's own error, passed through unchanged.
-		if err == nil || errors.As(err, &are) || !strings.HasPrefix(err.Error(), "a previously registered descriptor with the same fully-qualified name") {
-			r.fatalf("Register of %s with other label names = %v, want the registry's inconsistency error", e.desc.fqName, err)
+		again := r.upstreamRegister(e)
+		if errors.Is(again.err, registry.ErrClosed) {
+			return ""
 		}
-		return
-	case r.held[e.desc.id] != nil:
-		h := r.held[e.desc.id]
-		if !errors.As(err, &are) {
-			r.fatalf("Register of %s = %v, want an AlreadyRegisteredError", e.desc.fqName, err)
+		if again.err == nil && again.existing == nil {
+			r.upstreamUnregister(e)
 		}
-		if are.ExistingCollector != h.user() || are.NewCollector != c.obj {
-			r.fatalf("AlreadyRegisteredError names %p (%T) and %p, want existing %p and new %p",
-				are.ExistingCollector, are.ExistingCollector, are.NewCollector, h.user(), c.obj)
-		}
-		return
-	default:
-		if err != nil {
-			r.fatalf("Register of %s = %v, want nil", e.desc.fqName, err)
-		}
-		r.held[e.desc.id] = &fzHolder{entry: e}
-		r.sigs[e.desc.fqName] = e.desc.sig
+		return "refused"
+	case errors.Is(probe.err, registry.ErrClosed):
+		return ""
 	}
-	sc.entries = append(sc.entries, e)
+	return "failed"
 }
 
-// lookup finds what sc.Unregister(c) takes: the newest entry of sc for the
-// object c, else the newest checked entry with the same descriptors.
-func (r *fzRun) lookup(sc *fzScope, c *fzCol) int {
-	for i := len(sc.entries) - 1; i >= 0; i-- {
-		if sc.entries[i].col == c {
-			return i
-		}
-	}
-	if c.kind == fzUnchecked {
-		return -1
-	}
-	key := fzDescOf(c.kind, c.name, sc.opts).key
-	for i := len(sc.entries) - 1; i >= 0; i-- {
-		if e := sc.entries[i]; e.col.kind != fzUnchecked && e.desc.key == key {
-			return i
-		}
-	}
-	return -1
-}
-
-// release takes e back, as Unregister and Close do, and reports whether
-// it was still e's to take.
-func (r *fzRun) release(e *fzEntry) bool {
-	if e.scope.nilParent {
-		return true
-	}
-	if e.col.kind == fzUnchecked {
-		e.silenced = true
-		return true
-	}
-	h := r.held[e.desc.id]
-	switch {
-	case h == nil:
-		return false // somebody else unregistered it
-	case h.entry == e:
-		delete(r.held, e.desc.id)
-		return true
-	default:
-		return false // somebody else's is registered in its place
-	}
-}
-
-func (r *fzRun) unregister(sc *fzScope, c *fzCol, equal bool) {
-	r.logf("scope %d: Unregister(%s %p) with a fresh equal collector %v", r.index(sc), c.name, c.obj, equal)
-	got := sc.s.Unregister(c.obj)
-	want := false
-	if !sc.closed {
-		if i := r.lookup(sc, c); i >= 0 {
-			e := sc.entries[i]
-			sc.entries = slices.Delete(sc.entries, i, i+1)
-			want = r.release(e)
-		}
-	}
-	if got != want {
-		r.fatalf("Unregister = %v, want %v", got, want)
-	}
-}
-
-// modelClose closes sc in the model and returns the metric names of the
+// modelClose is Scope.Close; it returns the metric names of the
 // UnregisterErrors Close must report.
 func (r *fzRun) modelClose(sc *fzScope) []string {
 	if sc.closed {
 		return nil
 	}
 	sc.closed = true
-	if sc.up != nil {
-		sc.up.children = slices.DeleteFunc(sc.up.children, func(c *fzScope) bool { return c == sc })
-		sc.up = nil
-	}
 	var fails []string
 	kids := sc.children
 	sc.children = nil
@@ -723,16 +963,101 @@ func (r *fzRun) modelClose(sc *fzScope) []string {
 	}
 	sc.deletes = nil
 	for _, e := range slices.Backward(sc.entries) {
-		if !r.release(e) {
-			fails = append(fails, e.desc.fqName)
+		if r.release(e) != "" {
+			fails = append(fails, fzDescOf(bottom(e.item), entryOpts(e)).fqName)
 		}
 	}
 	sc.entries = nil
+	if sc.up != nil {
+		sc.up.children = slices.DeleteFunc(sc.up.children, func(c *fzScope) bool { return c == sc })
+	} else if t := sc.tree; t.hubOn {
+		if t.reg == nil {
+			r.modelUnregister(t.up, fzItem{hub: t, wrap: &t.wrap})
+		}
+		t.hubOn = false
+	}
 	return fails
 }
 
+// The operations, each done on the real objects and checked against the
+// model.
+
+func (r *fzRun) register(tg *fzTarget, c *fzCol, must bool) {
+	r.logf("%s: Register(%s %p) must %v", tg.name, c.name, c.obj, must)
+	var err error
+	if must {
+		v := fzPanic(func() { tg.reg.MustRegister(c.obj) })
+		if v != nil {
+			var ok bool
+			if err, ok = v.(error); !ok {
+				r.fatalf("MustRegister panicked with %#v, not an error", v)
+			}
+		}
+	} else {
+		err = tg.reg.Register(c.obj)
+	}
+	want := r.modelRegister(tg.scope, fzItem{col: c, wrap: tg.wrap})
+	var are prometheus.AlreadyRegisteredError
+	switch {
+	case want.existing != nil:
+		if !errors.As(err, &are) {
+			r.fatalf("Register = %v, want an AlreadyRegisteredError", err)
+		}
+		w := want.existing.col.obj
+		if !fzSameObj(are.ExistingCollector, w) {
+			r.fatalf("AlreadyRegisteredError names %T %p as the holder, want %T %p", are.ExistingCollector, are.ExistingCollector, w, w)
+		}
+		if tg.wrap == nil && !fzSameObj(are.NewCollector, c.obj) || strings.HasPrefix(fmt.Sprintf("%T", are.NewCollector), "*registry.") {
+			r.fatalf("AlreadyRegisteredError names %T %p as the new collector", are.NewCollector, are.NewCollector)
+		}
+	case errors.Is(want.err, errFzSig):
+		if err == nil || errors.As(err, &are) || !strings.HasPrefix(err.Error(), "a previously registered descriptor with the same fully-qualified name") {
+			r.fatalf("Register = %v, want the registry's consistency error", err)
+		}
+	case errors.Is(want.err, errFzClash):
+		if err == nil || !strings.HasPrefix(err.Error(), "registry: label ") {
+			r.fatalf("Register = %v, want the label clash", err)
+		}
+	case want.err != nil:
+		if !errors.Is(err, want.err) {
+			r.fatalf("Register = %v, want %v", err, want.err)
+		}
+	case err != nil:
+		r.fatalf("Register = %v, want nil", err)
+	}
+}
+
+// fzSameObj compares two collectors, values of uncomparable content included.
+func fzSameObj(a, b prometheus.Collector) bool {
+	ha, aok := a.(fzHolder)
+	hb, bok := b.(fzHolder)
+	if aok || bok {
+		if !aok || !bok {
+			return false
+		}
+		ga, _ := ha.inner.(fzGauges)
+		gb, _ := hb.inner.(fzGauges)
+		return len(ga) > 0 && len(gb) > 0 && &ga[0] == &gb[0]
+	}
+	return a == b
+}
+
+func fzPanic(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
+
+func (r *fzRun) unregister(tg *fzTarget, c *fzCol, how string) {
+	r.logf("%s: Unregister(%s %p)%s", tg.name, c.name, c.obj, how)
+	got := tg.reg.Unregister(c.obj)
+	if want := r.modelUnregister(tg.scope, fzItem{col: c, wrap: tg.wrap}); got != want {
+		r.fatalf("Unregister = %v, want %v", got, want)
+	}
+}
+
 func (r *fzRun) closeScope(sc *fzScope) {
-	r.logf("scope %d: Close", r.index(sc))
+	r.logf("%s: Close", r.name(sc))
 	err := sc.s.Close()
 	want := r.modelClose(sc)
 	if len(want) == 0 {
@@ -740,9 +1065,6 @@ func (r *fzRun) closeScope(sc *fzScope) {
 			r.fatalf("Close = %v, want nil", err)
 		}
 		return
-	}
-	if !errors.Is(err, registry.ErrNotRegistered) {
-		r.fatalf("Close = %v, want an error wrapping ErrNotRegistered", err)
 	}
 	var got []string
 	for _, e := range multierr.Errors(err) {
@@ -777,11 +1099,11 @@ func (r *fzRun) deleteOnClose(sc *fzScope, choice int, owner, k string, vecs int
 			ds = append(ds, r.shared[i])
 		}
 	}
-	r.logf("scope %d: DeleteOnClose(%v, %v)", r.index(sc), labels, d.vecs)
-	if len(labels) == 0 {
+	r.logf("%s: DeleteOnClose(%v, %v)", r.name(sc), labels, d.vecs)
+	if len(labels) == 0 || len(ds) == 0 {
 		v := fzPanic(func() { sc.s.DeleteOnClose(labels, ds...) })
 		if msg, ok := v.(string); !ok || !strings.HasPrefix(msg, "registry: ") {
-			r.fatalf("DeleteOnClose with no labels panicked with %#v, want a \"registry: \" message", v)
+			r.fatalf("DeleteOnClose with no labels or no vectors panicked with %#v, want a \"registry: \" message", v)
 		}
 		return
 	}
@@ -807,60 +1129,110 @@ func (r *fzRun) applyDeletion(d fzDeletion) {
 	}
 }
 
+// outsider returns a registerer that applies o as an outsider would, to
+// register something equal to a scope's registration.
+func (r *fzRun) outsider(o fzOpts) prometheus.Registerer {
+	var reg prometheus.Registerer = r.reg
+	if len(o.labels) > 0 {
+		reg = prometheus.WrapRegistererWith(o.labels, reg)
+	}
+	if o.prefix != "" {
+		reg = prometheus.WrapRegistererWithPrefix(o.prefix, reg)
+	}
+	return reg
+}
+
 func (r *fzRun) outsiderUnregister(id fzIdent) {
-	c := fzNewCol(id.kind, id.name, 0)
-	d := fzDescOf(id.kind, id.name, id.opts)
-	r.logf("outsider: Unregister(%s with %v)", id.name, id.opts)
-	got := r.reg.Unregister(id.opts.wrap(c.obj))
-	_, want := r.held[d.id]
-	delete(r.held, d.id)
+	c := fzNewCol(id.col.kind, id.col.name, 0)
+	d := fzDescOf(c, id.opts)
+	r.logf("outsider: Unregister(%s with %v)", c.name, id.opts)
+	if c.kind == fzQuiet {
+		c.quiet.asked.Store(true)
+		c.asked = true
+	}
+	got := r.outsider(id.opts).Unregister(c.obj)
+	_, want := r.model.held[d.id]
+	delete(r.model.held, d.id)
 	if got != want {
 		r.fatalf("the registry's Unregister = %v, want %v", got, want)
 	}
 }
 
 func (r *fzRun) outsiderRegister(id fzIdent, v byte) {
-	c := fzNewCol(id.kind, id.name, v)
-	d := fzDescOf(id.kind, id.name, id.opts)
-	r.logf("outsider: Register(%s %p with %v) %v", id.name, c.obj, id.opts, c.series)
-	err := r.reg.Register(id.opts.wrap(c.obj))
+	c := fzNewCol(id.col.kind, id.col.name, v)
+	d := fzDescOf(c, id.opts)
+	r.logf("outsider: Register(%s %p with %v) %v", c.name, c.obj, id.opts, c.series)
+	if c.kind == fzQuiet {
+		c.quiet.asked.Store(true)
+		c.asked = true
+	}
+	err := r.outsider(id.opts).Register(c.obj)
 	var are prometheus.AlreadyRegisteredError
-	switch h := r.held[d.id]; {
-	case r.sigs[d.fqName] != "" && r.sigs[d.fqName] != d.sig:
+	switch h := r.model.held[d.id]; {
+	case r.model.sigs[d.fqName] != "" && r.model.sigs[d.fqName] != d.sig:
 		if err == nil || errors.As(err, &are) {
-			r.fatalf("the registry's Register = %v, want its inconsistency error", err)
+			r.fatalf("the registry's Register = %v, want its consistency error", err)
 		}
 	case h != nil:
 		if !errors.As(err, &are) {
 			r.fatalf("the registry's Register = %v, want an AlreadyRegisteredError", err)
 		}
-		// A scope's member is what the registry holds; client_golang
-		// names it, and only a scope's own Register translates it.
-		if h.out != nil && are.ExistingCollector != h.out.col.obj {
-			r.fatalf("AlreadyRegisteredError names %p, want the outsider's %p", are.ExistingCollector, h.out.col.obj)
+		if h.col != nil && !fzSameObj(are.ExistingCollector, h.col.obj) {
+			r.fatalf("AlreadyRegisteredError names %p, want the outsider's %p", are.ExistingCollector, h.col.obj)
+		}
+		// A scope's registration is what the registry holds; it
+		// unwraps to the collector registered through the scope.
+		if h.entry != nil && h.entry.item.col != nil && h.entry.item.wrap == nil {
+			u, ok := are.ExistingCollector.(interface{ Unwrap() prometheus.Collector })
+			if !ok || !fzSameObj(u.Unwrap(), h.entry.item.col.obj) {
+				r.fatalf("AlreadyRegisteredError names %T, which does not unwrap to the scope's collector", are.ExistingCollector)
+			}
 		}
 	default:
 		if err != nil {
 			r.fatalf("the registry's Register = %v, want nil", err)
 		}
-		r.held[d.id] = &fzHolder{out: &fzOutsider{col: c, opts: id.opts}}
-		r.sigs[d.fqName] = d.sig
+		r.model.held[d.id] = &fzRef{col: c, opts: id.opts}
+		r.model.sigs[d.fqName] = d.sig
+	}
+}
+
+// expose adds what e's registration exposes, with outer applied outside, to
+// out: nothing once it is released, and through a nested registration or a
+// hub only what is still live below.
+func expose(e *fzEntry, outer fzOpts, out map[string][]float64) {
+	if e.released {
+		return
+	}
+	o := outer.over(e.scope.view)
+	if e.item.wrap != nil {
+		o = o.over(*e.item.wrap)
+	}
+	switch it := e.item; {
+	case it.col != nil:
+		fzExpose(it.col, o, out)
+	case it.member != nil:
+		expose(it.member, o, out)
+	case it.hub != nil:
+		for _, x := range it.hub.hub {
+			expose(x, o, out)
+		}
 	}
 }
 
 // wantRegistry is what the registry must expose.
 func (r *fzRun) wantRegistry() map[string][]float64 {
 	out := map[string][]float64{}
-	for _, h := range r.held {
+	for _, h := range r.model.held {
 		if h.entry != nil {
-			fzExpose(h.entry.col, h.entry.scope.opts, out)
+			expose(h.entry, fzOpts{}, out)
 		} else {
-			fzExpose(h.out.col, h.out.opts, out)
+			fzExpose(h.col, h.opts, out)
 		}
 	}
-	for _, e := range r.unchecked {
-		if !e.silenced {
-			fzExpose(e.col, e.scope.opts, out)
+	for _, t := range r.model.hubs {
+		for _, e := range t.hub {
+			expose(e, fzOpts{}, out)
 		}
 	}
 	for i, series := range r.sharedSeries {
@@ -872,14 +1244,14 @@ func (r *fzRun) wantRegistry() map[string][]float64 {
 	return out
 }
 
-// wantScope is what sc.Gather must return: everything sc and its open
-// children own, as they would expose it.
+// wantScope is what sc.Gather must return: everything sc and the open scopes
+// nested in it own, as its tree's parent would see it.
 func (r *fzRun) wantScope(sc *fzScope, out map[string][]float64) {
 	if sc.closed {
 		return
 	}
 	for _, e := range sc.entries {
-		fzExpose(e.col, sc.opts, out)
+		expose(e, fzOpts{}, out)
 	}
 	for _, c := range sc.children {
 		r.wantScope(c, out)
@@ -894,11 +1266,11 @@ func (r *fzRun) checkRegistry() {
 
 func (r *fzRun) checkScopeGather(sc *fzScope) {
 	r.t.Helper()
-	r.logf("scope %d: Gather", r.index(sc))
+	r.logf("%s: Gather", r.name(sc))
 	mfs, err := sc.s.Gather()
 	want := map[string][]float64{}
 	r.wantScope(sc, want)
-	r.compare(fmt.Sprintf("scope %d", r.index(sc)), mfs, err, want)
+	r.compare(r.name(sc), mfs, err, want)
 }
 
 // compare fails unless mfs holds exactly the series of want. A series the
@@ -947,22 +1319,22 @@ func fzGathered(mfs []*dto.MetricFamily) map[string]float64 {
 	return out
 }
 
-func (r *fzRun) wantLen(sc *fzScope) int {
+func wantLen(sc *fzScope) int {
 	if sc.closed {
 		return 0
 	}
 	n := len(sc.entries)
 	for _, c := range sc.children {
-		n += r.wantLen(c)
+		n += wantLen(c)
 	}
 	return n
 }
 
 func (r *fzRun) checkLens() {
 	r.t.Helper()
-	for i, sc := range r.scopes {
-		if got, want := sc.s.Len(), r.wantLen(sc); got != want {
-			r.fatalf("scope %d: Len() = %d, want %d", i, got, want)
+	for _, sc := range r.scopes {
+		if got, want := sc.s.Len(), wantLen(sc); got != want {
+			r.fatalf("%s: Len() = %d, want %d", r.name(sc), got, want)
 		}
 	}
 }
@@ -974,45 +1346,67 @@ func fzSeeds() [][]byte {
 	seq := func(ops ...[]byte) []byte { return slices.Concat(ops...) }
 	return [][]byte{
 		// A gauge, registered twice (the duplicate fails), then closed.
-		seq(op(fzOpNewScope, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 3),
+		seq(op(fzOpRoot, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 3),
 			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 0, 0, 0), op(fzOpClose, 0)),
 		// An outsider unregisters the scope's vector and registers an
 		// equal one of its own: Close leaves theirs.
-		seq(op(fzOpNewScope, 2, 1), op(fzOpNewCollector, byte(fzVec), 0, 0x25),
+		seq(op(fzOpRoot, 2, 1), op(fzOpNewCollector, byte(fzVec), 0, 0x25),
 			op(fzOpRegister, 0, 0, 1), op(fzOpOutsiderUnregister, 0),
 			op(fzOpOutsiderRegister, 0, 7), op(fzOpRegister, 0, 0, 1), op(fzOpClose, 0)),
-		// Children with prefixes and labels, a GaugeFunc and an unchecked
-		// collector, registered in both; the parent closes them all.
-		seq(op(fzOpNewScope, 1, 1), op(fzOpChild, 0, 2), op(fzOpChild, 1, 4),
+		// Nested scopes with prefixes and labels, a GaugeFunc and an
+		// unchecked collector in both; the outer scope closes them all.
+		seq(op(fzOpRoot, 1, 1), op(fzOpNest, 0, 0, 2), op(fzOpNest, 1, 1, 4),
 			op(fzOpNewCollector, byte(fzFunc), 1, 9), op(fzOpNewCollector, byte(fzUnchecked), 0, 4),
 			op(fzOpRegister, 1, 0, 1), op(fzOpRegister, 2, 1, 1), op(fzOpRegister, 0, 1, 1),
 			op(fzOpGatherScope, 1), op(fzOpUnregister, 2, 1), op(fzOpClose, 0), op(fzOpRegister, 2, 0, 1)),
 		// Shared vectors with DeleteOnClose from two scopes, one of them
 		// already closed, and the misuse of no labels.
-		seq(op(fzOpNewScope, 0, 1), op(fzOpNewScope, 3, 1), op(fzOpShared, 0, 0, 0, 2),
+		seq(op(fzOpRoot, 0, 1), op(fzOpRoot, 3, 1), op(fzOpShared, 0, 0, 0, 2),
 			op(fzOpShared, 1, 1, 1, 1), op(fzOpShared, 0, 1, 0, 3),
 			op(fzOpDeleteOnClose, 0, 1, 0, 0, 3), op(fzOpDeleteOnClose, 1, 0, 0, 0, 1),
 			op(fzOpClose, 1), op(fzOpDeleteOnClose, 1, 3, 1, 1, 2), op(fzOpClose, 0)),
 		// The same descriptors under two scopes of different label names:
 		// the second fails with the registry's consistency error.
-		seq(op(fzOpNewScope, 0, 1), op(fzOpNewScope, 2, 1), op(fzOpNewCollector, byte(fzGauge), 1, 2),
-			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 1, 0, 1), op(fzOpUnregisterEqual, 0, 0),
+		seq(op(fzOpRoot, 0, 1), op(fzOpRoot, 2, 1), op(fzOpNewCollector, byte(fzGauge), 1, 2),
+			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 1, 0, 1), op(fzOpUnregisterEqual, 0, 0, 1),
 			op(fzOpRegister, 1, 0, 1)),
-		// After tampering, the scope registers an equal gauge again and
-		// unregisters it by an equal one.
-		seq(op(fzOpNewScope, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 2),
-			op(fzOpRegister, 0, 0, 1), op(fzOpOutsiderUnregister, 0), op(fzOpRegister, 0, 1, 1),
-			op(fzOpUnregisterEqual, 0, 0), op(fzOpUnregisterEqual, 0, 0), op(fzOpClose, 0)),
 		// The same gauge registered again after tampering, then an equal
-		// one: Unregister of the gauge finds its own stale entries first,
-		// newest first, and leaves the equal one registered.
-		seq(op(fzOpNewScope, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 2),
+		// one: Unregister takes the newest registration of the gauge.
+		seq(op(fzOpRoot, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 2),
 			op(fzOpRegister, 0, 0, 1), op(fzOpOutsiderUnregister, 0), op(fzOpRegister, 0, 0, 1),
 			op(fzOpOutsiderUnregister, 0), op(fzOpRegister, 0, 1, 1), op(fzOpUnregister, 0, 0),
 			op(fzOpUnregister, 0, 0), op(fzOpGatherScope, 0), op(fzOpClose, 0)),
-		// A scope with a nil parent, and Child's misuse.
-		seq(op(fzOpNewScope, 2, 0), op(fzOpChild, 0, 6), op(fzOpNewCollector, byte(fzUnchecked), 1, 3),
-			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 0, 0, 1), op(fzOpGatherScope, 0),
+		// A scope with a nil parent, a nested scope setting its label.
+		seq(op(fzOpRoot, 2, 0), op(fzOpNest, 0, 0, 5), op(fzOpNewCollector, byte(fzUnchecked), 1, 3),
+			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 1, 0, 1), op(fzOpGatherScope, 0),
 			op(fzOpNil, 0), op(fzOpUnregister, 0, 0), op(fzOpGatherScope, 0)),
+		// A scope on a label wrapper of a program scope, three levels
+		// deep, with checked and unchecked collectors, recycled.
+		seq(op(fzOpRoot, 1, 1), op(fzOpWrap, 0, 0), op(fzOpNest, 1, 0, 2), op(fzOpWrap, 1, 1), op(fzOpNest, 3, 0, 3),
+			op(fzOpNewCollector, byte(fzGauge), 0, 1), op(fzOpNewCollector, byte(fzUnchecked), 0, 2),
+			op(fzOpRegister, 2, 0, 0), op(fzOpRegister, 2, 1, 0), op(fzOpRegister, 4, 0, 1), op(fzOpRegister, 4, 1, 1),
+			op(fzOpGatherScope, 0), op(fzOpClose, 2), op(fzOpNest, 1, 0, 2), op(fzOpRegister, 5, 1, 0),
+			op(fzOpClose, 0), op(fzOpRegister, 4, 0, 0), op(fzOpClose, 4)),
+		// Registrations through wrappers of a scope, and the outsider
+		// tampering with them behind the scope's back.
+		seq(op(fzOpRoot, 2, 1), op(fzOpWrap, 0, 1), op(fzOpWrap, 0, 0),
+			op(fzOpNewCollector, byte(fzVec), 1, 0x12), op(fzOpNewCollector, byte(fzUnchecked), 1, 5),
+			op(fzOpRegister, 1, 0, 0), op(fzOpRegister, 2, 0, 0), op(fzOpRegister, 1, 1, 0),
+			op(fzOpOutsiderUnregister, 0), op(fzOpOutsiderRegister, 0, 3), op(fzOpUnregister, 1, 0),
+			op(fzOpUnregisterEqual, 2, 0, 1), op(fzOpUnregister, 1, 1), op(fzOpClose, 0)),
+		// Values holding slices, copies of them, and quiet collectors.
+		seq(op(fzOpRoot, 0, 1), op(fzOpNest, 0, 1, 1), op(fzOpNewCollector, byte(fzValue), 0, 4),
+			op(fzOpNewCollector, byte(fzQuiet), 1, 6), op(fzOpRegister, 1, 0, 0), op(fzOpUnregisterEqual, 1, 0, 0),
+			op(fzOpRegister, 1, 0, 0), op(fzOpRegister, 0, 1, 0), op(fzOpRegister, 1, 1, 0),
+			op(fzOpUnregister, 0, 1), op(fzOpGatherScope, 0), op(fzOpClose, 1)),
+		// A nested scope that sets its outer scope's label: its
+		// registrations fail, and once closed, say so first.
+		seq(op(fzOpRoot, 2, 1), op(fzOpNest, 0, 1, 5), op(fzOpNewCollector, byte(fzGauge), 0, 1),
+			op(fzOpRegister, 1, 0, 0), op(fzOpRegister, 1, 0, 1), op(fzOpClose, 0), op(fzOpRegister, 1, 0, 0)),
+		// A scope nested through a wrapper outlives the scope it is on.
+		seq(op(fzOpRoot, 0, 1), op(fzOpWrap, 0, 1), op(fzOpNest, 1, 0, 0),
+			op(fzOpNewCollector, byte(fzGauge), 1, 1), op(fzOpNewCollector, byte(fzUnchecked), 0, 1),
+			op(fzOpRegister, 2, 0, 0), op(fzOpClose, 0), op(fzOpRegister, 2, 1, 0), op(fzOpUnregister, 2, 0),
+			op(fzOpGatherScope, 1), op(fzOpClose, 1)),
 	}
 }

@@ -6,45 +6,52 @@ import (
 )
 
 // Gather implements [prometheus.Gatherer]. It returns the metric families of
-// everything s and its open children own, exactly as the parent would expose
-// them (prefix and labels applied), sorted by name, with the consistency
-// checks of a prometheus.Registry. A closed scope gathers no families and no
-// error. Gather lets a test look at one component alone, for example with
-// testutil.GatherAndCompare, however many others share the parent.
+// everything s and the open scopes nested in it own, sorted by name, with the
+// consistency checks of a prometheus.Registry. Metrics carry the prefix and
+// labels of s and of the scopes it is nested in, as the parent sees them; not
+// what a Registerer between the root scope and the registry (such as
+// client_golang's WrapRegistererWith) adds. A closed scope gathers no
+// families and no error. Gather lets a test look at one component alone, for
+// example with testutil.GatherAndCompare, however many others share the
+// registry.
 func (s *Scope) Gather() ([]*dto.MetricFamily, error) {
-	cs := s.exposed(nil)
+	ms := s.members(nil)
 	reg := prometheus.NewRegistry()
-	if len(cs) > 0 {
-		if err := reg.Register(collectAll(cs)); err != nil {
+	if len(ms) > 0 {
+		if err := reg.Register(collectAll(ms)); err != nil {
 			return nil, err
 		}
 	}
 	return reg.Gather()
 }
 
-// exposed appends what s and its open children expose to cs.
-func (s *Scope) exposed(cs []prometheus.Collector) []prometheus.Collector {
+// members appends the registrations of s and its open nested scopes to ms.
+func (s *Scope) members(ms []*member) []*member {
 	s.mu.Lock()
-	for e := s.head; e != nil; e = e.next {
-		cs = append(cs, e.exposed)
+	if s.closed {
+		s.mu.Unlock()
+		return ms
+	}
+	for m := s.head; m != nil; m = m.next {
+		ms = append(ms, m)
 	}
 	children := s.childList()
 	s.mu.Unlock()
 	for _, c := range children {
-		cs = c.exposed(cs)
+		ms = c.members(ms)
 	}
-	return cs
+	return ms
 }
 
-// collectAll is an unchecked collector over a snapshot of a scope's
-// collectors: registering it needs no Describe pass, and the registry still
-// checks what it collects.
-type collectAll []prometheus.Collector
+// collectAll is an unchecked collector over a snapshot of registrations:
+// registering it needs no Describe pass, and the registry still checks what
+// it collects.
+type collectAll []*member
 
 func (collectAll) Describe(chan<- *prometheus.Desc) {}
 
-func (cs collectAll) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range cs {
-		c.Collect(ch)
+func (ms collectAll) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range ms {
+		m.Collect(ch)
 	}
 }

@@ -1,7 +1,7 @@
 package registry
 
 import (
-	"reflect"
+	"strings"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -9,127 +9,130 @@ import (
 	"github.com/promscope/promscope/internal/describe"
 )
 
-// A member is what a Scope registers with its parent in place of the user's
-// collector. It forwards Describe and Collect to the collector, with the
-// scope's prefix and labels applied, until the scope releases it; from then
-// on it yields nothing and holds no reference to the user's collector.
+// A member is a scope's record of one registration, and what the scope
+// registers with its parent in place of the user's collector.
 //
-// The indirection exists for two reasons. Unchecked collectors (those whose
-// Describe yields nothing) cannot be unregistered from a prometheus.Registry
-// at all, so silencing is the only way to take them back. And a member is a
-// unique object, so when the parent reports who holds an identity, the scope
-// can tell its own registration from an equal collector of someone else.
+// It describes the descriptors the user's collector described at Register,
+// as the parent saw them then, and keeps describing exactly those: the
+// parent can always find the registration again, even if the collector's
+// Describe has changed since. It collects the user's collector until the
+// scope releases it; from then on it collects nothing and holds no reference
+// to the collector, so that a parent still holding the member (one that
+// refused to let go, or a prometheus.Registry holding an unchecked
+// collector) keeps nothing of the component alive. And it is a unique
+// object, so when the parent names the holder of an identity, the scope can
+// tell its own registration from an equal collector of somebody else's.
 //
-// Only the parent's scrapes and registrations go through a member; the
-// metrics the user increments are the user's own objects.
+// Only registration and scrapes go through a member; the metrics the user
+// increments are the user's own objects.
 type member struct {
-	live      atomic.Pointer[entry] // nil once released
-	describes atomic.Uint64         // Describe calls; see forwardsTo
+	descs     []*prometheus.Desc      // what the parent is told; fixed at Register
+	one       [1]*prometheus.Desc     // holds descs when there is only one, sparing an allocation
+	live      atomic.Pointer[binding] // nil once released
+	describes atomic.Uint32           // Describe calls; see forwardsTo
+
+	// Guarded by the owning Scope's mu.
+	prev, next *member
+	key        string // identityKey of the user's descriptors, once indexed
+}
+
+// A binding ties a member to the user's collector until the member is
+// released.
+type binding struct {
+	user prometheus.Collector
+	view *view              // nil: the collector reaches the parent as it is
+	orig []*prometheus.Desc // what user described, aligned with descs, if view renames
+}
+
+// newMember describes c and returns its member for a scope with view v. An
+// unchecked collector, which describes nothing, gets a member that describes
+// nothing either.
+func newMember(c prometheus.Collector, v *view) *member {
+	m := &member{}
+	b := &binding{user: c, view: v}
+	ds := appendDescs(m.one[:0], c)
+	if v != nil && len(ds) > 0 {
+		b.orig = ds
+		ds = v.wrapDescs(ds)
+	}
+	m.descs = ds
+	m.live.Store(b)
+	return m
 }
 
 func (m *member) Describe(ch chan<- *prometheus.Desc) {
 	m.describes.Add(1)
-	if e := m.live.Load(); e != nil {
-		e.exposed.Describe(ch)
+	for _, d := range m.descs {
+		ch <- d
 	}
 }
 
 func (m *member) Collect(ch chan<- prometheus.Metric) {
-	if e := m.live.Load(); e != nil {
-		e.exposed.Collect(ch)
+	b := m.live.Load()
+	switch {
+	case b == nil:
+	case b.view == nil:
+		b.user.Collect(ch)
+	default:
+		b.view.collect(b, m.descs, ch)
 	}
 }
 
 // user returns the user's collector, or nil once m is released.
 func (m *member) user() prometheus.Collector {
-	if e := m.live.Load(); e != nil {
-		return e.user
+	if b := m.live.Load(); b != nil {
+		return b.user
 	}
 	return nil
 }
 
-// forwardsTo reports whether c is m, or a collector that reaches m when
-// described, such as m wrapped by prometheus.WrapRegistererWith or by another
-// scope. Nothing but a registration through the owning scope describes m, and
-// the owning scope is not registering while it asks.
+// userDescs returns what the user's collector described at Register, or nil
+// once m is released.
+func (m *member) userDescs() []*prometheus.Desc {
+	b := m.live.Load()
+	switch {
+	case b == nil:
+		return nil
+	case b.orig != nil:
+		return b.orig
+	}
+	return m.descs
+}
+
+func (m *member) unchecked() bool { return len(m.descs) == 0 }
+
+// release silences m: from now on it collects nothing and forgets the user's
+// collector.
+func (m *member) release() { m.live.Store(nil) }
+
+// forwardsTo reports whether the parent, naming c as the holder of m's
+// identity, means m: c is m, a client_golang wrapper of m, or a wrapper of
+// some other Registerer in between that reaches m when described. Nothing
+// else describes m while its scope asks.
 func (m *member) forwardsTo(c prometheus.Collector) bool {
 	if c == nil {
 		return false
 	}
-	if c == prometheus.Collector(m) {
+	if c == prometheus.Collector(m) || unwrap(c) == prometheus.Collector(m) {
 		return true
 	}
 	before := m.describes.Load()
-	describe.Descs(c)
+	appendDescs(nil, c)
 	return m.describes.Load() != before
 }
 
-// unwrapMember returns the user's collector if c is a live member, else c.
-// It unwraps one level only: when scopes nest, the inner scope's user is the
-// outer scope's member, which the outer scope unwraps in turn (and needs to
-// see, to recognise its own registration).
-func unwrapMember(c prometheus.Collector) prometheus.Collector {
-	if m, ok := c.(*member); ok {
-		if u := m.user(); u != nil {
-			return u
-		}
-	}
-	return c
+// String names m for a caller that registers straight on the parent and meets
+// m as the ExistingCollector of an AlreadyRegisteredError.
+func (m *member) String() string {
+	return "registry: the registration through a promscope Scope of " + strings.Join(describe.Names(m.descs), ", ")
 }
 
-// An entry is a scope's record of one registration.
-type entry struct {
-	user      prometheus.Collector // what the user registered
-	exposed   prometheus.Collector // user with the scope's prefix and labels
-	member    *member              // what the parent holds
-	unchecked bool                 // Describe yields nothing
+// Unwrap returns the collector registered through the scope, or nil once the
+// scope has taken it back; for a caller that meets m as String says.
+func (m *member) Unwrap() prometheus.Collector { return m.user() }
 
-	// Guarded by the owning Scope's mu.
-	prev, next *entry
-	sameUser   *entry // another live entry for the same user collector
-	sameKey    *entry // an older live entry with the same key, once indexed
-	key        string // describe.Key of exposed, computed on demand
-}
-
-const promPkg = "github.com/prometheus/client_golang/prometheus"
-
-// isUnchecked reports whether c describes no descriptors. The standard
-// client_golang types always describe theirs, so they skip the Describe pass
-// that any other collector costs.
-func isUnchecked(c prometheus.Collector) bool {
-	switch c := c.(type) {
-	case *prometheus.CounterVec, *prometheus.GaugeVec, *prometheus.HistogramVec,
-		*prometheus.SummaryVec, *prometheus.MetricVec:
-		return false
-	case *member:
-		if e := c.live.Load(); e != nil {
-			return e.unchecked
-		}
-		return true
-	case prometheus.Metric:
-		// Counter, Gauge, Histogram, Summary and the Func variants are
-		// self-collecting metrics: Describe yields their one Desc.
-		if t := reflect.TypeOf(c); t.Kind() == reflect.Pointer && t.Elem().PkgPath() == promPkg {
-			return false
-		}
-	}
-	return len(describe.Descs(c)) == 0
-}
-
-// isNil reports whether c is nil or a nil pointer of a collector type.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
-}
-
-// hashable reports whether c can be a map key.
-func hashable(c prometheus.Collector) bool {
-	return reflect.TypeOf(c).Comparable()
+// isMember reports whether c is a member (of any scope).
+func isMember(c prometheus.Collector) bool {
+	_, ok := c.(*member)
+	return ok
 }

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"fmt"
 	"maps"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,7 +16,8 @@ type optionFunc func(*options)
 
 func (f optionFunc) apply(o *options) { f(o) }
 
-// options is what a scope applies to every collector registered through it.
+// options is what one NewScope call asks for; newView composes it with the
+// options of the scopes above.
 type options struct {
 	prefix string
 	labels prometheus.Labels
@@ -28,8 +28,11 @@ type options struct {
 // are merged; where two set the same name, the later one wins. The map is
 // copied.
 //
-// As with client_golang, a label that a collector's own descriptors already
-// carry makes its registration fail with the parent's error.
+// A scope nested in another has the labels of both. A label that the scope
+// and a scope above it both set makes every registration through the inner
+// scope fail, as nesting two WrapRegistererWith with the same label does; a
+// label that a collector's own descriptors already carry makes its
+// registration fail with the parent's error.
 func WithLabels(labels prometheus.Labels) Option {
 	labels = maps.Clone(labels)
 	return optionFunc(func(o *options) {
@@ -45,8 +48,8 @@ func WithLabels(labels prometheus.Labels) Option {
 
 // WithPrefix prepends prefix to the name of every metric registered through
 // the scope, as [prometheus.WrapRegistererWithPrefix] does. The last
-// WithPrefix given to one call wins. A child's prefix comes after its
-// parent's: a child with prefix "b_" of a scope with prefix "a_" exposes
+// WithPrefix given to one call wins. A nested scope's prefix comes after the
+// prefix of the scope above: prefix "b_" in a scope with prefix "a_" exposes
 // "a_b_name".
 func WithPrefix(prefix string) Option {
 	return optionFunc(func(o *options) { o.prefix = prefix })
@@ -54,6 +57,9 @@ func WithPrefix(prefix string) Option {
 
 // newOptions applies opts over the defaults (no prefix, no labels).
 func newOptions(opts []Option) options {
+	if len(opts) == 0 {
+		return options{}
+	}
 	var o options
 	for _, opt := range opts {
 		if opt != nil {
@@ -61,34 +67,4 @@ func newOptions(opts []Option) options {
 		}
 	}
 	return o
-}
-
-// under composes a child's options with its parent's: prefixes concatenate
-// and label sets merge. A label name set by both is programmer misuse.
-func (o options) under(parent options) options {
-	out := options{prefix: parent.prefix + o.prefix}
-	if len(parent.labels)+len(o.labels) > 0 {
-		out.labels = make(prometheus.Labels, len(parent.labels)+len(o.labels))
-		maps.Copy(out.labels, parent.labels)
-		for name, value := range o.labels {
-			if _, dup := parent.labels[name]; dup {
-				panic(fmt.Sprintf("registry: Child: label %q is already set by the parent scope", name))
-			}
-			out.labels[name] = value
-		}
-	}
-	return out
-}
-
-// wrap returns c as the parent must see it: with the prefix and labels
-// applied. With neither, it is c itself, so the common case adds no
-// indirection to Describe or Collect.
-func (o options) wrap(c prometheus.Collector) prometheus.Collector {
-	if o.prefix != "" {
-		c = prometheus.WrapCollectorWithPrefix(o.prefix, c)
-	}
-	if len(o.labels) > 0 {
-		c = prometheus.WrapCollectorWith(o.labels, c)
-	}
-	return c
 }

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/multierr"
 
 	"github.com/promscope/promscope/internal/describe"
+	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
 	"github.com/promscope/promscope/registry/registrytest"
 )
@@ -1127,15 +1128,22 @@ app_up{cluster="east"} 1
 		},
 	}
 	for _, tt := range conflicts {
-		t.Run("panics with the package prefix when it sets "+tt.name, func(t *testing.T) {
+		t.Run("that sets "+tt.name+" fails every registration, as nested client_golang wrappers do, and touches nothing", func(t *testing.T) {
 			parent := tt.build()
-			v := scopeTestPanic(func() { parent.Child(registry.WithLabels(tt.give)) })
-			msg, ok := v.(string)
-			if !ok || !strings.HasPrefix(msg, "registry:") {
-				t.Errorf("Child panicked with %#v, want a message starting %q", v, "registry:")
+			child := parent.Child(registry.WithLabels(tt.give))
+			err := child.Register(scopeTestGauge("jobs", 1))
+			if err == nil || !strings.HasPrefix(err.Error(), "registry: label ") {
+				t.Errorf("Register = %v, want an error naming the label", err)
+			}
+			grandchild := child.Child(registry.WithPrefix("sub_"))
+			if err := grandchild.Register(scopeTestGauge("more", 1)); err == nil {
+				t.Error("Register in a scope nested in it = nil, want the same error")
 			}
 			if got := parent.Len(); got != 0 {
 				t.Errorf("Len() = %d", got)
+			}
+			if err := parent.Close(); err != nil {
+				t.Errorf("Close = %v", err)
 			}
 		})
 	}
@@ -1478,4 +1486,48 @@ func TestNesting(t *testing.T) {
 			registrytest.VerifyNone(t, reg)
 		})
 	}
+}
+
+func TestZeroScope(t *testing.T) {
+	t.Run("panics with the package prefix where it would register, and is empty otherwise", func(t *testing.T) {
+		var s registry.Scope
+		for name, f := range map[string]func(){
+			"Register":      func() { _ = s.Register(promtest.Gauge("jobs", 1)) },
+			"Child":         func() { s.Child() },
+			"NewScope":      func() { registry.NewScope(&s) },
+			"DeleteOnClose": func() { s.DeleteOnClose(prometheus.Labels{"a": "b"}, promtest.CounterVec("v", "a")) },
+		} {
+			if msg, ok := promtest.Panic(f).(string); !ok || !strings.HasPrefix(msg, "registry: ") || !strings.HasSuffix(msg, "on a Scope that NewScope did not make") {
+				t.Errorf("%s panicked with %#v", name, msg)
+			}
+		}
+		if s.Unregister(promtest.Gauge("jobs", 1)) || s.Len() != 0 || s.Close() != nil {
+			t.Error("the zero scope is not empty")
+		}
+		if mfs, err := s.Gather(); len(mfs) != 0 || err != nil {
+			t.Errorf("Gather = %v, %v", mfs, err)
+		}
+	})
+}
+
+func TestNilParentRefusesAsARegistry(t *testing.T) {
+	t.Run("a scope with no parent refuses an equal collector and an inconsistent one, as a registry would", func(t *testing.T) {
+		scope := registry.NewScope(nil, registry.WithLabels(prometheus.Labels{"a": "b"}))
+		first := promtest.Gauge("jobs", 1)
+		scope.MustRegister(first)
+		var are prometheus.AlreadyRegisteredError
+		if err := scope.Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != prometheus.Collector(first) {
+			t.Errorf("Register of an equal gauge = %v, want an AlreadyRegisteredError naming the first", err)
+		}
+		other := prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "Other help.", ConstLabels: prometheus.Labels{"x": "y"}})
+		if err := scope.Register(other); err == nil || errors.As(err, &are) {
+			t.Errorf("Register of an inconsistent gauge = %v, want the registry's error", err)
+		}
+		if got, err := promtest.Series(scope); err != nil || !slices.Equal(got, []string{`jobs{a="b"} 1`}) {
+			t.Errorf("Gather = %q, %v", got, err)
+		}
+		if err := scope.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
 }

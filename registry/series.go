@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/internal/nilness"
 )
 
 // A Deleter deletes the series of a vector whose labels match. Every
@@ -37,13 +39,18 @@ func (d deletion) run() {
 // copied.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
-// the vectors, or if a vector is nil: both are programmer errors.
+// the vectors, if no vector is given, or if a vector is nil: all three are
+// programmer errors. It panics on a zero Scope.
 func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
+	s.mustBeMade("DeleteOnClose")
 	if len(labels) == 0 {
 		panic("registry: DeleteOnClose with no labels would delete every series of the vectors")
 	}
+	if len(vecs) == 0 {
+		panic("registry: DeleteOnClose needs at least one vector to delete from")
+	}
 	for i, v := range vecs {
-		if isNil(v) {
+		if nilness.IsNil(v) {
 			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
 		}
 	}

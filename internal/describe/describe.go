@@ -53,14 +53,3 @@ func Names(descs []*prometheus.Desc) []string {
 	slices.Sort(names)
 	return slices.Compact(names)
 }
-
-// Key returns a string that is equal for two collectors exactly when they
-// describe the same set of descriptors. It is "" for an unchecked collector.
-func Key(descs []*prometheus.Desc) string {
-	parts := make([]string, 0, len(descs))
-	for _, d := range descs {
-		parts = append(parts, d.String())
-	}
-	slices.Sort(parts)
-	return strings.Join(slices.Compact(parts), "\n")
-}

@@ -1,0 +1,160 @@
+package registry
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/internal/describe"
+)
+
+// This file answers "is this the same collector?" the way client_golang
+// does, using only its public API: a collector is identified by the
+// fully-qualified names and constant label values of what it describes, and
+// a wrapper made by WrapRegistererWith or WrapRegistererWithPrefix stands for
+// the collector it wraps.
+
+const promPkg = "github.com/prometheus/client_golang/prometheus"
+
+// appendDescs appends what c describes to dst, in order. client_golang's own
+// metrics and vectors describe exactly one descriptor, and are asked without
+// the goroutine that any other collector's Describe needs.
+func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) []*prometheus.Desc {
+	switch m := c.(type) {
+	case *prometheus.CounterVec, *prometheus.GaugeVec, *prometheus.HistogramVec,
+		*prometheus.SummaryVec, *prometheus.MetricVec:
+		ch := make(chan *prometheus.Desc, 1)
+		c.Describe(ch)
+		return append(dst, <-ch)
+	case prometheus.Metric:
+		// Counter, Gauge, Histogram, Summary and the Func variants
+		// collect themselves: Describe sends their Desc.
+		if ownType(c) {
+			return append(dst, m.Desc())
+		}
+	}
+	return append(dst, describe.Descs(c)...)
+}
+
+// ownType reports whether c is a pointer to a type of client_golang's
+// prometheus package.
+func ownType(c prometheus.Collector) bool {
+	t := reflect.TypeOf(c)
+	return t.Kind() == reflect.Pointer && t.Elem().PkgPath() == promPkg
+}
+
+// isWrapper reports whether c may be one of client_golang's wrappers: a
+// collector of its package that is neither a metric, a vector nor a
+// registry.
+func isWrapper(c prometheus.Collector) bool {
+	switch c.(type) {
+	case prometheus.Metric, *prometheus.CounterVec, *prometheus.GaugeVec, *prometheus.HistogramVec,
+		*prometheus.SummaryVec, *prometheus.MetricVec, *prometheus.Registry:
+		return false
+	}
+	return ownType(c)
+}
+
+// unwrap returns the collector that the client_golang wrapper c stands for,
+// however deeply wrapped. A prometheus.Registry reports exactly that as the
+// ExistingCollector of an AlreadyRegisteredError, so unwrap registers c twice
+// with a throwaway registry and reads the answer. Anything else, and a
+// wrapper of an unchecked collector, is returned as it is.
+func unwrap(c prometheus.Collector) prometheus.Collector {
+	if !isWrapper(c) {
+		return c
+	}
+	r := prometheus.NewRegistry()
+	if r.Register(c) != nil {
+		return c
+	}
+	if are, ok := asAlreadyRegistered(r.Register(c)); ok {
+		return are.ExistingCollector
+	}
+	return c
+}
+
+// sameCollector reports whether a and b are the same collector: the same
+// object, equal values, or two client_golang wrappers of the same collector
+// with the same prefix and labels (the wrappers make a new value on every
+// call, so an Unregister through one never passes the value its Register
+// did). It never panics, not even for a comparable type whose values hold
+// something unhashable, where == would.
+func sameCollector(a, b prometheus.Collector) bool {
+	ta := reflect.TypeOf(a)
+	if ta != reflect.TypeOf(b) {
+		return false
+	}
+	if ta.Kind() == reflect.Pointer && !isWrapper(a) {
+		return a == b
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if ta.Kind() == reflect.Pointer {
+		va, vb = va.Elem(), vb.Elem()
+	}
+	return shallowEqual(va, vb)
+}
+
+// shallowEqual compares two values of one type: references by identity,
+// structs and arrays element by element, maps entry by entry, everything else
+// as == would. Functions are equal only when both are nil.
+func shallowEqual(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Slice:
+		return a.Pointer() == b.Pointer() && a.Len() == b.Len()
+	case reflect.Func:
+		return a.IsNil() && b.IsNil()
+	case reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return a.Elem().Type() == b.Elem().Type() && shallowEqual(a.Elem(), b.Elem())
+	case reflect.Array:
+		for i := range a.Len() {
+			if !shallowEqual(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !shallowEqual(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for it := a.MapRange(); it.Next(); {
+			w := b.MapIndex(it.Key())
+			if !w.IsValid() || !shallowEqual(it.Value(), w) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.Equal(b)
+}
+
+// identityKey returns the sorted, distinct metric names of ds, a necessary
+// condition for two collectors to be equal and the key of a scope's index.
+func identityKey(ds []*prometheus.Desc) string {
+	return strings.Join(describe.Names(ds), "\n")
+}
+
+// sameIdentity reports whether collectors describing a and b are the same
+// collector to client_golang: whether their descriptors have the same
+// fully-qualified names and constant label values, whatever their help
+// strings and variable labels. A throwaway registry decides, so the answer
+// is client_golang's own.
+func sameIdentity(a, b []*prometheus.Desc) bool {
+	if slices.Equal(a, b) {
+		return true
+	}
+	r := prometheus.NewRegistry()
+	return r.Register(descList(a)) == nil && r.Unregister(descList(b))
+}

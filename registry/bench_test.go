@@ -204,6 +204,36 @@ func BenchmarkRegisterCloseLabelled(b *testing.B) {
 	})
 }
 
+// BenchmarkRegisterCloseNested is one component's life in a long-lived
+// program scope: impl=direct makes the component's labelled scope on the
+// registry, impl=nested makes it with NewScope(program, WithLabels(...)).
+func BenchmarkRegisterCloseNested(b *testing.B) {
+	gauges := benchGauges("component", benchComponent)
+	labels := prometheus.Labels{"cluster": "east"}
+	run := func(b *testing.B, parent func(reg *prometheus.Registry) prometheus.Registerer) {
+		reg := benchParent(b)
+		p := parent(reg)
+		for b.Loop() {
+			s := registry.NewScope(p, registry.WithLabels(labels))
+			for _, g := range gauges {
+				if err := s.Register(g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchReportPerCollector(b, benchComponent)
+	}
+	b.Run("impl=direct", func(b *testing.B) {
+		run(b, func(reg *prometheus.Registry) prometheus.Registerer { return reg })
+	})
+	b.Run("impl=nested", func(b *testing.B) {
+		run(b, func(reg *prometheus.Registry) prometheus.Registerer { return registry.NewScope(reg) })
+	})
+}
+
 // BenchmarkRegister times registration alone: one component's 10 gauges
 // per iteration, on a registry that holds 1,000 others. NewScope is timed,
 // since a component pays for it.
@@ -343,6 +373,40 @@ func BenchmarkGather(b *testing.B) {
 			}
 		}
 		run(b, reg)
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkGatherLabelled times a scrape of a registry holding 1,000 gauges
+// registered with a constant label: through client_golang's
+// WrapRegistererWith (impl=raw), or through a scope made with WithLabels
+// (impl=scope).
+func BenchmarkGatherLabelled(b *testing.B) {
+	gauges := benchGauges("gathered", benchOthers)
+	labels := prometheus.Labels{"cluster": "east"}
+	run := func(b *testing.B, reg *prometheus.Registry, r prometheus.Registerer) {
+		for _, g := range gauges {
+			if err := r.Register(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for b.Loop() {
+			mfs, err := reg.Gather()
+			if err != nil || len(mfs) != len(gauges) {
+				b.Fatalf("Gather returned %d families and error %v, want %d and none", len(mfs), err, len(gauges))
+			}
+		}
+	}
+	b.Run("impl=raw", func(b *testing.B) {
+		reg := prometheus.NewRegistry()
+		run(b, reg, prometheus.WrapRegistererWith(labels, reg))
+	})
+	b.Run("impl=scope", func(b *testing.B) {
+		reg := prometheus.NewRegistry()
+		s := registry.NewScope(reg, registry.WithLabels(labels))
+		run(b, reg, s)
 		if err := s.Close(); err != nil {
 			b.Fatal(err)
 		}

@@ -31,17 +31,22 @@ type member struct {
 	live      atomic.Pointer[binding] // nil once released
 	describes atomic.Uint32           // Describe calls; see forwardsTo
 
-	// Guarded by the owning Scope's mu.
-	prev, next *member
-	key        string // identityKey of the user's descriptors, once indexed
+	prev, next *member // guarded by the owning Scope's mu
 }
 
 // A binding ties a member to the user's collector until the member is
-// released.
+// released. It is small, since every registration allocates one.
 type binding struct {
-	user prometheus.Collector
-	view *view              // nil: the collector reaches the parent as it is
-	orig []*prometheus.Desc // what user described, aligned with descs, if view renames
+	user   prometheus.Collector
+	scoped *scoped // nil: the collector reaches the parent as it is
+}
+
+// scoped is what a binding of a scope with a view needs besides the user's
+// collector.
+type scoped struct {
+	view *view
+	orig []*prometheus.Desc // what user described, aligned with the member's descs
+	self scopedMetric       // user as the parent sees it, if it is one of client_golang's own metrics
 }
 
 // newMember describes c and returns its member for a scope with view v. An
@@ -49,11 +54,19 @@ type binding struct {
 // nothing either.
 func newMember(c prometheus.Collector, v *view) *member {
 	m := &member{}
-	b := &binding{user: c, view: v}
+	b := &binding{user: c}
 	ds := appendDescs(m.one[:0], c)
+	if v != nil {
+		b.scoped = &scoped{view: v}
+	}
 	if v != nil && len(ds) > 0 {
-		b.orig = ds
+		b.scoped.orig = ds
 		ds = v.wrapDescs(ds)
+		if self, ok := c.(prometheus.Metric); ok && ownType(c) {
+			// It collects itself, and only itself, so it is wrapped
+			// once for every scrape to come.
+			b.scoped.self = scopedMetric{Metric: self, desc: ds[0], pairs: v.pairs}
+		}
 	}
 	m.descs = ds
 	m.live.Store(b)
@@ -71,10 +84,12 @@ func (m *member) Collect(ch chan<- prometheus.Metric) {
 	b := m.live.Load()
 	switch {
 	case b == nil:
-	case b.view == nil:
+	case b.scoped == nil:
 		b.user.Collect(ch)
+	case b.scoped.self.Metric != nil:
+		ch <- &b.scoped.self
 	default:
-		b.view.collect(b, m.descs, ch)
+		b.scoped.view.collect(b.user, b.scoped.orig, m.descs, ch)
 	}
 }
 
@@ -93,8 +108,8 @@ func (m *member) userDescs() []*prometheus.Desc {
 	switch {
 	case b == nil:
 		return nil
-	case b.orig != nil:
-		return b.orig
+	case b.scoped != nil && b.scoped.orig != nil:
+		return b.scoped.orig
 	}
 	return m.descs
 }

@@ -28,10 +28,13 @@ type Scope struct {
 	up   *Scope // the scope this one is nested in; nil for a root
 	view *view  // prefix and labels, composed with those above; nil for none
 
+	// Register and Unregister hold gate shared while they work with the
+	// parent; Close takes it exclusively to close s, and so waits for them.
+	gate sync.RWMutex
+
 	mu       sync.Mutex
-	closed   bool                 // guarded by mu
+	closed   bool                 // written under gate and mu; read under either
 	closing  sync.WaitGroup       // one count while the first Close runs; Add under mu
-	calls    sync.WaitGroup       // Register and Unregister calls to the parent under way; Add under mu
 	head     *member              // guarded by mu; oldest registration
 	tail     *member              // guarded by mu; newest registration
 	n        int                  // guarded by mu; registrations in the list
@@ -63,7 +66,14 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	if nilness.IsNil(parent) {
 		parent = prometheus.NewRegistry()
 	}
-	return &Scope{tree: &tree{reg: parent}, view: newView(nil, o)}
+	// A root and its tree are made in one allocation.
+	r := &struct {
+		Scope
+		t tree
+	}{}
+	r.t.reg = parent
+	r.tree, r.view = &r.t, newView(nil, o)
+	return &r.Scope
 }
 
 // Child returns a scope nested in s: it is NewScope(s, opts...).
@@ -113,10 +123,11 @@ func (s *Scope) Register(c prometheus.Collector) error {
 		return ErrNilCollector
 	}
 	s.mustBeMade("Register")
-	if !s.begin() {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if s.closed {
 		return ErrClosed
 	}
-	defer s.calls.Done()
 	if s.view != nil && s.view.err != nil {
 		return s.view.err
 	}
@@ -159,32 +170,18 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 		return false
 	}
 	ds := appendDescs(nil, c)
-	s.mu.Lock()
+	s.gate.RLock()
+	defer s.gate.RUnlock()
 	if s.closed {
-		s.mu.Unlock()
 		return false
 	}
+	s.mu.Lock()
 	m := s.lookup(c, ds)
-	if m == nil {
-		s.mu.Unlock()
-		return false
+	if m != nil {
+		s.untrack(m)
 	}
-	s.untrack(m)
-	s.calls.Add(1)
 	s.mu.Unlock()
-	defer s.calls.Done()
-	return s.tree.release(m) == nil
-}
-
-// begin counts a call to the parent about to start, unless s is closed.
-func (s *Scope) begin() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.calls.Add(1)
-	return true
+	return m != nil && s.tree.release(m) == nil
 }
 
 // Len returns how many collectors s and the open scopes nested in it own.
@@ -220,28 +217,26 @@ func (s *Scope) Close() error {
 	if s == nil || s.tree == nil {
 		return nil
 	}
+	s.gate.Lock()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		s.gate.Unlock()
 		s.closing.Wait()
 		return nil
 	}
 	s.closed = true
 	s.closing.Add(1)
 	defer s.closing.Done()
-	children := s.childList()
-	s.children = nil
+	children, deletes, tail := s.childList(), s.deletes, s.tail
+	s.children, s.deletes, s.head, s.tail, s.n, s.index = nil, nil, nil, nil, 0, nil
 	s.mu.Unlock()
+	s.gate.Unlock()
 
 	var err error
 	for _, c := range slices.Backward(children) {
 		err = multierr.Append(err, c.Close())
 	}
-	s.calls.Wait()
-	s.mu.Lock()
-	deletes, tail := s.deletes, s.tail
-	s.deletes, s.head, s.tail, s.n, s.index = nil, nil, nil, 0, nil
-	s.mu.Unlock()
 	for _, d := range deletes {
 		d.run()
 	}
@@ -309,11 +304,12 @@ func (s *Scope) untrack(m *member) {
 	m.prev, m.next = nil, nil
 	s.n--
 	if s.index != nil && !m.unchecked() {
-		ms := slices.DeleteFunc(s.index[m.key], func(x *member) bool { return x == m })
+		key := identityKey(m.userDescs())
+		ms := slices.DeleteFunc(s.index[key], func(x *member) bool { return x == m })
 		if len(ms) == 0 {
-			delete(s.index, m.key)
+			delete(s.index, key)
 		} else {
-			s.index[m.key] = ms
+			s.index[key] = ms
 		}
 	}
 }
@@ -323,8 +319,8 @@ func (s *Scope) indexAdd(m *member) {
 	if m.unchecked() {
 		return
 	}
-	m.key = identityKey(m.userDescs())
-	s.index[m.key] = append(s.index[m.key], m)
+	key := identityKey(m.userDescs())
+	s.index[key] = append(s.index[key], m)
 }
 
 // lookup finds the newest registration of c, which describes ds: the same

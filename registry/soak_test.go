@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
+	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/lifecycle"
 	"github.com/promscope/promscope/registry"
 	"github.com/promscope/promscope/registry/registrytest"
@@ -21,9 +22,9 @@ var soakLong = flag.Bool("soak", false, "run TestFailedConstructorSoak for 100,0
 const (
 	soakShortCycles = 2_000
 	soakLongCycles  = 100_000
-	soakWarmup      = 200     // cycles run before the baseline is taken
-	soakMaxGrowth   = 1 << 20 // bytes the heap may grow over the cycles
-	soakStateSize   = 1 << 10 // bytes of state each component holds
+	soakWarmup      = 200       // cycles run before the baseline is taken
+	soakMaxGrowth   = 256 << 10 // bytes the heap may grow over the cycles
+	soakStateSize   = 1 << 10   // bytes of state each component holds
 )
 
 // errSoakConnect is the failure of every soak component's constructor.
@@ -75,6 +76,15 @@ func soakHeap() uint64 {
 	return ms.HeapAlloc
 }
 
+// soakCycles is how many cycles a soak runs: 100,000 with -soak or under
+// -bench, else short.
+func soakCycles() int {
+	if f := flag.Lookup("test.bench"); *soakLong || (f != nil && f.Value.String() != "") {
+		return soakLongCycles
+	}
+	return soakShortCycles
+}
+
 // TestFailedConstructorSoak runs the constructor of a component that always
 // fails, over and over, against one registry, and checks that the heap does
 // not grow and the registry ends empty. It runs 2,000 cycles by default and
@@ -82,10 +92,7 @@ func soakHeap() uint64 {
 // watcher's state per cycle would grow the heap by 2 MiB even in the short
 // run.
 func TestFailedConstructorSoak(t *testing.T) {
-	cycles := soakShortCycles
-	if f := flag.Lookup("test.bench"); *soakLong || (f != nil && f.Value.String() != "") {
-		cycles = soakLongCycles
-	}
+	cycles := soakCycles()
 	reg := prometheus.NewPedanticRegistry()
 	for range soakWarmup {
 		soakCycle(t, reg)
@@ -102,6 +109,89 @@ func TestFailedConstructorSoak(t *testing.T) {
 		t.Errorf("the live heap grew by %d B over %d failed constructions, want less than %d B", growth, cycles, soakMaxGrowth)
 	}
 	registrytest.VerifyNone(t, reg)
+}
+
+// soakUnchecked recycles n components whose only metric is an unchecked
+// collector, each in a fresh scope on parent.
+func soakUnchecked(tb testing.TB, parent prometheus.Registerer, n int) {
+	for i := range n {
+		s := registry.NewScope(parent, registry.WithLabels(prometheus.Labels{"cycle": "c"}))
+		s.MustRegister(&promtest.Unchecked{Name: "cache_objects", Value: float64(i)})
+		if err := s.Close(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// TestUncheckedRecycleSoak recycles a component with an unchecked collector
+// over one registry, which cannot unregister unchecked collectors, in the two
+// shapes a program gives its components: a scope of its own on the registry,
+// which leaves its hub's eight-byte handle behind each time, and a scope
+// nested in a long-lived program scope, which leaves nothing. It logs the
+// live heap each shape leaves; BenchmarkGatherAfterUncheckedRecycles times
+// the registry's Gather afterwards.
+func TestUncheckedRecycleSoak(t *testing.T) {
+	cycles := soakCycles()
+	shapes := []struct {
+		name     string
+		parent   func(reg *prometheus.Registry) prometheus.Registerer
+		perCycle int64 // bytes each cycle may leave
+	}{
+		{name: "scopes on the registry", parent: func(reg *prometheus.Registry) prometheus.Registerer { return reg }, perCycle: 64},
+		{name: "scopes nested in a program scope", parent: func(reg *prometheus.Registry) prometheus.Registerer {
+			return registry.NewScope(reg)
+		}},
+	}
+	for _, sh := range shapes {
+		t.Run(sh.name+" leave at most their handles behind", func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			parent := sh.parent(reg)
+			soakUnchecked(t, parent, soakWarmup)
+			before := soakHeap()
+			soakUnchecked(t, parent, cycles)
+			after := soakHeap()
+			runtime.KeepAlive(parent)
+			growth := int64(after) - int64(before)
+			bound := sh.perCycle*int64(cycles) + soakMaxGrowth
+			t.Logf("%d cycles: live heap grew %d B (%.1f B a cycle), bound %d B", cycles, growth, float64(growth)/float64(cycles), bound)
+			if growth >= bound {
+				t.Errorf("the live heap grew by %d B over %d cycles, want less than %d B", growth, cycles, bound)
+			}
+			registrytest.VerifyNone(t, reg)
+		})
+	}
+}
+
+// BenchmarkGatherAfterUncheckedRecycles times a Gather of a registry holding
+// one unchecked collector after 100,000 components with an unchecked
+// collector of their own came and went: shape=fresh is a registry that never
+// saw them, shape=root had each in a scope on the registry, shape=nested
+// each in a scope nested in one program scope.
+func BenchmarkGatherAfterUncheckedRecycles(b *testing.B) {
+	shapes := []struct {
+		name   string
+		cycles int
+		parent func(reg *prometheus.Registry) prometheus.Registerer
+	}{
+		{name: "fresh", parent: func(reg *prometheus.Registry) prometheus.Registerer { return reg }},
+		{name: "root", cycles: soakLongCycles, parent: func(reg *prometheus.Registry) prometheus.Registerer { return reg }},
+		{name: "nested", cycles: soakLongCycles, parent: func(reg *prometheus.Registry) prometheus.Registerer {
+			return registry.NewScope(reg)
+		}},
+	}
+	for _, sh := range shapes {
+		b.Run("shape="+sh.name, func(b *testing.B) {
+			reg := prometheus.NewRegistry()
+			parent := sh.parent(reg)
+			soakUnchecked(b, parent, sh.cycles)
+			reg.MustRegister(&promtest.Unchecked{Name: "survivor", Value: 1})
+			for b.Loop() {
+				if mfs, err := reg.Gather(); err != nil || len(mfs) != 1 {
+					b.Fatalf("Gather = %d families, %v", len(mfs), err)
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkFailedConstructor times one cycle of TestFailedConstructorSoak's

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -137,24 +138,32 @@ func (t *tree) release(m *member) (err error) {
 	}
 }
 
-// A hub is one unchecked collector that a tree registers with its parent, the
-// first time one of its scopes registers an unchecked collector, and that
-// collects all of the tree's unchecked collectors. A prometheus.Registry
-// cannot unregister an unchecked collector, so each one registered there
-// directly would stay (empty) for the registry's lifetime; through the hub,
-// a tree leaves at most one behind, whatever its scopes register and
-// however often they are recycled.
+// A hub collects all of a tree's unchecked collectors through one unchecked
+// collector, its handle, which the tree registers with its parent the first
+// time one of its scopes registers an unchecked collector. A
+// prometheus.Registry cannot unregister an unchecked collector, so each one
+// registered there directly would stay for the registry's lifetime; through
+// the hub, a tree leaves at most its handle behind, eight bytes that refer to
+// nothing once the tree's root is closed, whatever its scopes registered and
+// however often they were recycled.
 type hub struct {
-	regMu      sync.Mutex // held while registering the hub with the parent
-	registered bool       // guarded by regMu
+	regMu  sync.Mutex // held while registering the handle with the parent
+	handle *handle    // guarded by regMu; nil until needed
 
 	mu      sync.Mutex
 	members map[*member]struct{} // guarded by mu; the tree's unchecked registrations
 }
 
-func (*hub) Describe(chan<- *prometheus.Desc) {}
+// handle is what the parent holds of a hub.
+type handle struct{ hub atomic.Pointer[hub] }
 
-func (h *hub) Collect(ch chan<- prometheus.Metric) {
+func (*handle) Describe(chan<- *prometheus.Desc) {}
+
+func (x *handle) Collect(ch chan<- prometheus.Metric) {
+	h := x.hub.Load()
+	if h == nil {
+		return
+	}
 	h.mu.Lock()
 	ms := make([]*member, 0, len(h.members))
 	for m := range h.members {
@@ -166,15 +175,17 @@ func (h *hub) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// add registers the hub with reg if it is not yet, then adds m to it.
+// add registers the hub's handle with reg if it is not yet, then adds m.
 func (h *hub) add(reg prometheus.Registerer, m *member) error {
 	h.regMu.Lock()
-	if !h.registered {
-		if err := reg.Register(h); err != nil {
+	if h.handle == nil {
+		x := &handle{}
+		x.hub.Store(h)
+		if err := reg.Register(x); err != nil {
 			h.regMu.Unlock()
 			return err
 		}
-		h.registered = true
+		h.handle = x
 	}
 	h.regMu.Unlock()
 	h.mu.Lock()
@@ -192,13 +203,18 @@ func (h *hub) remove(m *member) {
 	h.mu.Unlock()
 }
 
-// close unregisters the hub from reg, when the tree's root closes and the
-// hub is empty. A prometheus.Registry refuses, and keeps the empty hub.
+// close unregisters the handle from reg, when the tree's root closes and the
+// hub is empty, and cuts it loose: a prometheus.Registry refuses, and keeps
+// the handle.
 func (h *hub) close(reg prometheus.Registerer) {
 	h.regMu.Lock()
-	defer h.regMu.Unlock()
-	if h.registered {
-		reg.Unregister(h)
-		h.registered = false
+	if x := h.handle; x != nil {
+		reg.Unregister(x)
+		x.hub.Store(nil)
+		h.handle = nil
 	}
+	h.regMu.Unlock()
+	h.mu.Lock()
+	h.members = nil
+	h.mu.Unlock()
 }

@@ -78,20 +78,21 @@ func (v *view) wrapDescs(ds []*prometheus.Desc) []*prometheus.Desc {
 	return out
 }
 
-// collect collects b's collector as the parent must see it: each metric with
-// the descriptor wrapDescs made for it at Register, and the view's labels.
+// collect collects user as the parent must see it: each metric with the
+// descriptor that wrapDescs made at Register from orig (descs, in the same
+// order), and the view's labels.
 // A metric whose descriptor the collector did not describe (an unchecked
 // collector's, or one made anew in Collect) has its descriptor wrapped here,
 // all such metrics of one pass together.
-func (v *view) collect(b *binding, descs []*prometheus.Desc, ch chan<- prometheus.Metric) {
+func (v *view) collect(user prometheus.Collector, orig, descs []*prometheus.Desc, ch chan<- prometheus.Metric) {
 	in := make(chan prometheus.Metric, 16)
 	go func() {
 		defer close(in)
-		b.user.Collect(in)
+		user.Collect(in)
 	}()
 	var missed []prometheus.Metric
 	for m := range in {
-		if i := slices.Index(b.orig, m.Desc()); i >= 0 {
+		if i := slices.Index(orig, m.Desc()); i >= 0 {
 			ch <- &scopedMetric{Metric: m, desc: descs[i], pairs: v.pairs}
 			continue
 		}
@@ -128,9 +129,14 @@ func (m *scopedMetric) Write(out *dto.Metric) error {
 	return nil
 }
 
-// mergeLabels returns own and scope's pairs in one new slice sorted by name.
-// scope is sorted; own usually is, and is merged without sorting then.
+// mergeLabels returns own and scope's pairs sorted by name: scope itself if
+// own is empty (a registry copies label pairs before it changes them),
+// otherwise a new slice. scope is sorted; own usually is, and is merged
+// without sorting then.
 func mergeLabels(own, scope []*dto.LabelPair) []*dto.LabelPair {
+	if len(own) == 0 {
+		return scope
+	}
 	out := make([]*dto.LabelPair, 0, len(own)+len(scope))
 	if !slices.IsSortedFunc(own, compareLabels) {
 		out = append(append(out, own...), scope...)

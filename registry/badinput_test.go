@@ -117,7 +117,7 @@ func TestBadInputErrors(t *testing.T) {
 			opts: []registry.Option{registry.WithPrefix("\xff_")},
 			give: func(e *badEnv) error { return e.scope.Register(badGauge("jobs")) },
 			wantParent: func() error {
-				return prometheus.NewPedanticRegistry().Register(prometheus.WrapCollectorWithPrefix("\xff_", badGauge("jobs")))
+				return prometheus.WrapRegistererWithPrefix("\xff_", prometheus.NewPedanticRegistry()).Register(badGauge("jobs"))
 			},
 		},
 		{
@@ -125,8 +125,7 @@ func TestBadInputErrors(t *testing.T) {
 			opts: []registry.Option{registry.WithLabels(prometheus.Labels{"": "x"})},
 			give: func(e *badEnv) error { return e.scope.Register(badGauge("jobs")) },
 			wantParent: func() error {
-				return prometheus.NewPedanticRegistry().Register(
-					prometheus.WrapCollectorWith(prometheus.Labels{"": "x"}, badGauge("jobs")))
+				return prometheus.WrapRegistererWith(prometheus.Labels{"": "x"}, prometheus.NewPedanticRegistry()).Register(badGauge("jobs"))
 			},
 		},
 		{
@@ -138,8 +137,8 @@ func TestBadInputErrors(t *testing.T) {
 				}))
 			},
 			wantParent: func() error {
-				return prometheus.NewPedanticRegistry().Register(prometheus.WrapCollectorWith(prometheus.Labels{"zone": "a"},
-					prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "Jobs.", ConstLabels: prometheus.Labels{"zone": "b"}})))
+				return prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, prometheus.NewPedanticRegistry()).Register(
+					prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "Jobs.", ConstLabels: prometheus.Labels{"zone": "b"}}))
 			},
 		},
 		{

@@ -735,8 +735,7 @@ func TestCloseOwnership(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		scope := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
 		scope.MustRegister(scopeTestGauge("jobs", 1))
-		gone := prometheus.WrapCollectorWith(prometheus.Labels{"cluster": "east"}, scopeTestGauge("jobs", 0))
-		if !reg.Unregister(gone) {
+		if !prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "east"}, reg).Unregister(scopeTestGauge("jobs", 0)) {
 			t.Fatal("setup: the registry did not unregister the scope's collector")
 		}
 		err := scope.Close()

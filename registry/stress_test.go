@@ -82,7 +82,9 @@ func (w *stWorker) gauge(name string) prometheus.Gauge {
 func (w *stWorker) run(reg *prometheus.Registry, closing *atomic.Bool) {
 	w.reopen()
 	for range stIterations {
-		mayLose := w.underMid && closing.Load()
+		// mayLose reports, after an operation, that the mid scope may
+		// have been closing during it.
+		mayLose := func() bool { return w.underMid && closing.Load() }
 		name := "m" + strconv.Itoa(w.rng.IntN(stNames))
 		switch op := w.rng.IntN(20); {
 		case op < 8:
@@ -103,7 +105,7 @@ func (w *stWorker) run(reg *prometheus.Registry, closing *atomic.Bool) {
 				if _, ok := are.ExistingCollector.(prometheus.Gauge); !ok {
 					w.errorf("AlreadyRegisteredError for %s names a %T", name, are.ExistingCollector)
 				}
-			case errors.Is(err, registry.ErrClosed) && mayLose:
+			case errors.Is(err, registry.ErrClosed) && mayLose():
 				// The mid scope closed the worker's top scope, and
 				// took back everything registered through it; a
 				// scope on top still tracks its (now stale) entries.
@@ -112,7 +114,7 @@ func (w *stWorker) run(reg *prometheus.Registry, closing *atomic.Bool) {
 			}
 		case op < 12:
 			if g, ok := w.owned[name]; ok {
-				if !w.cur.Unregister(g) && !mayLose {
+				if !w.cur.Unregister(g) && !mayLose() {
 					w.errorf("Unregister of its own %s = false", name)
 				}
 				delete(w.owned, name)
@@ -126,7 +128,7 @@ func (w *stWorker) run(reg *prometheus.Registry, closing *atomic.Bool) {
 		case op < 17:
 			w.checkOwn(mayLose)
 		case op < 19:
-			if got := w.cur.Len(); got != len(w.owned) && !mayLose {
+			if got := w.cur.Len(); got != len(w.owned) && !mayLose() {
 				w.errorf("Len() = %d, want %d", got, len(w.owned))
 			}
 		default:
@@ -137,7 +139,7 @@ func (w *stWorker) run(reg *prometheus.Registry, closing *atomic.Bool) {
 
 // checkOwn compares the current scope's Gather with what the worker owns.
 // Once the mid scope may be closing, its scopes may have lost anything.
-func (w *stWorker) checkOwn(mayLose bool) {
+func (w *stWorker) checkOwn(mayLose func() bool) {
 	w.t.Helper()
 	mfs, err := w.cur.Gather()
 	if err != nil {
@@ -151,7 +153,7 @@ func (w *stWorker) checkOwn(mayLose bool) {
 			w.errorf("its scope exposes %s = %v, which it does not own", key, v)
 		}
 	}
-	if !mayLose && len(got) != len(w.owned) {
+	if !mayLose() && len(got) != len(w.owned) {
 		w.errorf("its scope exposes %d series, want %d", len(got), len(w.owned))
 	}
 }

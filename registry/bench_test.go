@@ -234,6 +234,34 @@ func BenchmarkRegisterCloseNested(b *testing.B) {
 	})
 }
 
+// BenchmarkRegisterCloseLeakReport is BenchmarkRegisterClose's scope
+// variant without (impl=plain) and with (impl=leakreport) WithLeakReport,
+// which records where each scope is made and adds a runtime cleanup.
+func BenchmarkRegisterCloseLeakReport(b *testing.B) {
+	gauges := benchGauges("component", benchComponent)
+	for _, impl := range []string{"plain", "leakreport"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			var opts []registry.Option
+			if impl == "leakreport" {
+				opts = append(opts, registry.WithLeakReport(func(registry.Leak) {}))
+			}
+			reg := benchParent(b)
+			for b.Loop() {
+				s := registry.NewScope(reg, opts...)
+				for _, g := range gauges {
+					if err := s.Register(g); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchReportPerCollector(b, benchComponent)
+		})
+	}
+}
+
 // BenchmarkRegister times registration alone: one component's 10 gauges
 // per iteration, on a registry that holds 1,000 others. NewScope is timed,
 // since a component pays for it.

@@ -84,7 +84,8 @@
 // collides with a scope's registration gets an AlreadyRegisteredError whose
 // ExistingCollector is the scope's record, not the user's collector: the
 // parent holds the record, and a prometheus.Registry unwraps only its own
-// wrappers. The record prints as the metric names it holds, and has a method
+// wrappers. The record prints as the metric names it holds and the name of
+// the scope that holds it (see [WithName]), and has a method
 // Unwrap() prometheus.Collector that returns the user's collector (nil once
 // the scope has closed). Register through the scope, and the error names
 // the user's collectors.

@@ -30,6 +30,8 @@ var (
 // use [errors.As] on the combined error to get at them and [errors.Is] with
 // [ErrNotRegistered] to test for the cause.
 type UnregisterError struct {
+	// Scope is the String of the scope whose Close reports the error.
+	Scope string
 	// Metrics are the fully-qualified names the collector exposed,
 	// sorted.
 	Metrics []string
@@ -40,7 +42,11 @@ type UnregisterError struct {
 
 // Error implements error.
 func (e *UnregisterError) Error() string {
-	return fmt.Sprintf("registry: unregister %s: %v", strings.Join(e.Metrics, ", "), e.Err)
+	scope := ""
+	if e.Scope != "" {
+		scope = "scope " + e.Scope + ": "
+	}
+	return fmt.Sprintf("registry: %sunregister %s: %v", scope, strings.Join(e.Metrics, ", "), e.Err)
 }
 
 // Unwrap returns the cause, so that errors.Is and errors.As see through.

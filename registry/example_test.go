@@ -3,8 +3,12 @@ package registry_test
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -234,6 +238,68 @@ func ExampleUnregisterError() {
 	// true
 	// [app_jobs]
 	// app_jobs 7
+}
+
+// Names make scopes easy to tell apart in logs, errors, leak reports and the
+// ownership page.
+func ExampleWithName() {
+	reg := prometheus.NewRegistry()
+	mirror := registry.NewScope(reg, registry.WithName("mirror"), registry.WithPrefix("mirror_"))
+	west := registry.NewScope(mirror, registry.WithName("west"), registry.WithLabels(prometheus.Labels{"cluster": "west"}))
+	defer mirror.Close()
+	fmt.Println(mirror)
+	fmt.Println(west)
+	// Output:
+	// mirror prefix="mirror_"
+	// mirror/west{cluster="west"} prefix="mirror_"
+}
+
+// A constructor that forgets to close its scope when it fails is reported
+// once the scope is garbage: with the scope's name, where it was made, and
+// what it left registered.
+func ExampleWithLeakReport() {
+	reg := prometheus.NewRegistry()
+	leaks := make(chan registry.Leak, 1)
+	report := registry.WithLeakReport(func(l registry.Leak) { leaks <- l })
+
+	newWatcher := func() error {
+		scope := registry.NewScope(reg, registry.WithName("watcher"), report)
+		promauto.With(scope).NewGauge(prometheus.GaugeOpts{Name: "watcher_up", Help: "Up."})
+		return errors.New("cluster unreachable") // and the scope is dropped
+	}
+	_ = newWatcher()
+
+	for {
+		runtime.GC() // in a program, the garbage collector runs on its own
+		select {
+		case l := <-leaks:
+			fmt.Println(l.Scope, l.Metrics, strings.HasPrefix(l.Created, "example_test.go:"))
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// Output:
+	// watcher [watcher_up] true
+}
+
+// The ownership page lists the open scopes, which metrics each holds, and,
+// with WithLeakReport, where each was made. Serve it next to /metrics.
+func ExampleHandler() {
+	reg := prometheus.NewRegistry()
+	mirror := registry.NewScope(reg, registry.WithName("mirror"))
+	defer mirror.Close()
+	for _, cluster := range []string{"east", "west"} {
+		link := registry.NewScope(mirror, registry.WithName(cluster), registry.WithLabels(prometheus.Labels{"cluster": cluster}))
+		promauto.With(link).NewGauge(prometheus.GaugeOpts{Name: "service_cache_size", Help: "Services cached."})
+	}
+
+	rec := httptest.NewRecorder()
+	registry.Handler(mirror).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/scopes", nil))
+	fmt.Print(rec.Body)
+	// Output:
+	// mirror: 0 collectors
+	//   mirror/east{cluster="east"}: 1 collectors: service_cache_size
+	//   mirror/west{cluster="west"}: 1 collectors: service_cache_size
 }
 
 // exampleDump prints each series g exposes as name{labels} value, or

@@ -25,18 +25,42 @@ func (s *Scope) Gather() ([]*dto.MetricFamily, error) {
 	return reg.Gather()
 }
 
+// Describe sends the descriptors of everything s and the open scopes nested
+// in it own, as the parent sees them. With Collect, it makes a Scope a
+// [prometheus.Collector], as a prometheus.Registry is one: package
+// registrytest uses it to find registrations that expose no series.
+// Registering a scope with another registry exposes its metrics there too.
+func (s *Scope) Describe(ch chan<- *prometheus.Desc) {
+	for _, m := range s.members(nil) {
+		for _, d := range m.descs {
+			ch <- d
+		}
+	}
+}
+
+// Collect collects everything s and the open scopes nested in it own, as
+// the parent sees it; see [Scope.Describe].
+func (s *Scope) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range s.members(nil) {
+		m.Collect(ch)
+	}
+}
+
 // members appends the registrations of s and its open nested scopes to ms.
 func (s *Scope) members(ms []*member) []*member {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.st == nil {
 		return ms
 	}
-	for m := s.head; m != nil; m = m.next {
+	s.st.mu.Lock()
+	if s.st.closed {
+		s.st.mu.Unlock()
+		return ms
+	}
+	for m := s.st.head; m != nil; m = m.next {
 		ms = append(ms, m)
 	}
-	children := s.childList()
-	s.mu.Unlock()
+	children := s.st.childList()
+	s.st.mu.Unlock()
 	for _, c := range children {
 		ms = c.members(ms)
 	}

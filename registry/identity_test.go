@@ -200,14 +200,14 @@ func TestAlreadyRegisteredErrorNamesTheCallersCollectors(t *testing.T) {
 
 	t.Run("a caller straight on the registry meets the scope's registration, which names and unwraps to the collector", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
-		scope := registry.NewScope(reg)
+		scope := registry.NewScope(reg, registry.WithName("watcher"))
 		mine := promtest.Gauge("jobs", 1)
 		scope.MustRegister(mine)
 		var are prometheus.AlreadyRegisteredError
 		if !errors.As(reg.Register(promtest.Gauge("jobs", 2)), &are) {
 			t.Fatal("the registry accepted an equal gauge")
 		}
-		if got := fmt.Sprint(are.ExistingCollector); got != "registry: the registration through a promscope Scope of jobs" {
+		if got := fmt.Sprint(are.ExistingCollector); got != "registry: jobs, registered through promscope scope watcher" {
 			t.Errorf("ExistingCollector prints as %q", got)
 		}
 		u, ok := are.ExistingCollector.(interface{ Unwrap() prometheus.Collector })

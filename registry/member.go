@@ -39,6 +39,7 @@ type member struct {
 type binding struct {
 	user   prometheus.Collector
 	scoped *scoped // nil: the collector reaches the parent as it is
+	owner  *state  // the owning scope's state, to name it
 }
 
 // scoped is what a binding of a scope with a view needs besides the user's
@@ -49,12 +50,12 @@ type scoped struct {
 	self scopedMetric       // user as the parent sees it, if it is one of client_golang's own metrics
 }
 
-// newMember describes c and returns its member for a scope with view v. An
-// unchecked collector, which describes nothing, gets a member that describes
-// nothing either.
-func newMember(c prometheus.Collector, v *view) *member {
+// newMember describes c and returns its member for the scope with view v and
+// state owner. An unchecked collector, which describes nothing, gets a member
+// that describes nothing either.
+func newMember(c prometheus.Collector, v *view, owner *state) *member {
 	m := &member{}
-	b := &binding{user: c}
+	b := &binding{user: c, owner: owner}
 	ds := appendDescs(m.one[:0], c)
 	if v != nil {
 		b.scoped = &scoped{view: v}
@@ -137,9 +138,14 @@ func (m *member) forwardsTo(c prometheus.Collector) bool {
 }
 
 // String names m for a caller that registers straight on the parent and meets
-// m as the ExistingCollector of an AlreadyRegisteredError.
+// m as the ExistingCollector of an AlreadyRegisteredError: the metrics, and
+// the scope that registered them.
 func (m *member) String() string {
-	return "registry: the registration through a promscope Scope of " + strings.Join(describe.Names(m.descs), ", ")
+	s := "registry: " + strings.Join(describe.Names(m.descs), ", ") + ", registered through "
+	if b := m.live.Load(); b != nil && b.owner.label != "" {
+		return s + "promscope scope " + b.owner.label
+	}
+	return s + "a promscope scope"
 }
 
 // Unwrap returns the collector registered through the scope, or nil once the

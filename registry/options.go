@@ -21,6 +21,8 @@ func (f optionFunc) apply(o *options) { f(o) }
 type options struct {
 	prefix string
 	labels prometheus.Labels
+	name   string
+	report func(Leak)
 }
 
 // WithLabels adds constant labels to every metric registered through the
@@ -53,6 +55,41 @@ func WithLabels(labels prometheus.Labels) Option {
 // "a_b_name".
 func WithPrefix(prefix string) Option {
 	return optionFunc(func(o *options) { o.prefix = prefix })
+}
+
+// WithName names the scope in errors, leak reports and the ownership page
+// (see [Scope.String] and [Handler]). The name of a scope nested in another is
+// the outer scope's name, "/", then its own: "mirror/west". The last WithName
+// given to one call wins.
+func WithName(name string) Option {
+	return optionFunc(func(o *options) { o.name = name })
+}
+
+// WithLeakReport makes the scope, and every scope nested in it, report itself
+// if it is dropped without Close: when a scope that was never closed becomes
+// unreachable while it still owns registrations, report is called once, from
+// a runtime cleanup, with what it left behind. report must not block, and
+// must not refer to the scope. A nested scope that its outer scope still
+// holds is reported only once the outer one has leaked too.
+//
+// Without this option nothing is tracked and nothing costs; with it, each
+// scope records where it was made (one runtime.Caller) and adds a runtime
+// cleanup. A scope that its own collectors keep reachable, such as a
+// GaugeFunc reading a component that holds the scope, never becomes
+// unreachable and so cannot be reported: [Handler] shows it instead.
+func WithLeakReport(report func(Leak)) Option {
+	return optionFunc(func(o *options) { o.report = report })
+}
+
+// joinNames composes an outer scope's name with a nested scope's own.
+func joinNames(outer, own string) string {
+	switch {
+	case outer == "":
+		return own
+	case own == "":
+		return outer
+	}
+	return outer + "/" + own
 }
 
 // newOptions applies opts over the defaults (no prefix, no labels).

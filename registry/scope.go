@@ -3,6 +3,7 @@ package registry
 import (
 	"cmp"
 	"io"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -16,6 +17,7 @@ import (
 var (
 	_ prometheus.Registerer = (*Scope)(nil)
 	_ prometheus.Gatherer   = (*Scope)(nil)
+	_ prometheus.Collector  = (*Scope)(nil)
 	_ io.Closer             = (*Scope)(nil)
 )
 
@@ -24,17 +26,29 @@ var (
 // zero value is not usable: Register, Child and DeleteOnClose panic on it,
 // and everything else treats it as an empty scope.
 type Scope struct {
-	tree *tree  // shared with the root and every scope nested in it
-	up   *Scope // the scope this one is nested in; nil for a root
-	view *view  // prefix and labels, composed with those above; nil for none
+	tree    *tree      // shared with the root and every scope nested in it
+	up      *state     // the state of the scope this one is nested in; nil for a root
+	view    *view      // prefix and labels, composed with those above; nil for none
+	name    string     // WithName's, composed with those above
+	created string     // file:line of the call that made s, when leaks are reported
+	report  func(Leak) // WithLeakReport's, or the one of the scope above
 
 	// Register and Unregister hold gate shared while they work with the
 	// parent; Close takes it exclusively to close s, and so waits for them.
-	gate sync.RWMutex
+	gate    sync.RWMutex
+	closing sync.WaitGroup  // one count while the first Close runs; Add under st.mu
+	st      *state          // everything that changes
+	cleanup runtime.Cleanup // reports s if it is dropped without Close; set once
+}
+
+// state is what changes in a scope. It is an object of its own, which
+// refers to nothing that refers back to its Scope, so that a leak report can
+// read it once the Scope is unreachable.
+type state struct {
+	label string // the scope's String
 
 	mu       sync.Mutex
-	closed   bool                 // written under gate and mu; read under either
-	closing  sync.WaitGroup       // one count while the first Close runs; Add under mu
+	closed   bool                 // written under the Scope's gate and mu; read under either
 	head     *member              // guarded by mu; oldest registration
 	tail     *member              // guarded by mu; newest registration
 	n        int                  // guarded by mu; registrations in the list
@@ -59,43 +73,71 @@ type Scope struct {
 // scope's own: nothing is exposed anywhere, but registrations are checked
 // and refused as a registry would.
 func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
-	o := newOptions(opts)
-	if up, ok := parent.(*Scope); ok && up != nil {
-		return up.nest(o)
-	}
-	if nilness.IsNil(parent) {
-		parent = prometheus.NewRegistry()
-	}
-	// A root and its tree are made in one allocation.
-	r := &struct {
-		Scope
-		t tree
-	}{}
-	r.t.reg = parent
-	r.tree, r.view = &r.t, newView(nil, o)
-	return &r.Scope
+	return newScope(parent, newOptions(opts), 2)
 }
 
 // Child returns a scope nested in s: it is NewScope(s, opts...).
 func (s *Scope) Child(opts ...Option) *Scope {
-	return NewScope(s, opts...)
+	return newScope(s, newOptions(opts), 2)
 }
 
-func (s *Scope) nest(o options) *Scope {
-	s.mustBeMade("NewScope")
-	c := &Scope{tree: s.tree, up: s, view: newView(s.view, o)}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		c.closed = true
-		return c
+// newScope is NewScope; skip is how many frames up the call that made the
+// scope is.
+func newScope(parent prometheus.Registerer, o options, skip int) *Scope {
+	s := &Scope{name: o.name, report: o.report}
+	up, nested := parent.(*Scope)
+	if nested && up != nil {
+		up.mustBeMade("NewScope")
+		s.tree, s.up, s.view = up.tree, up.st, newView(up.view, o)
+		s.name = joinNames(up.name, o.name)
+		if s.report == nil {
+			s.report = up.report
+		}
+	} else {
+		if nilness.IsNil(parent) {
+			parent = prometheus.NewRegistry()
+		}
+		s.tree, s.view = &tree{reg: parent}, newView(nil, o)
 	}
-	if s.children == nil {
-		s.children = map[*Scope]uint64{}
+	s.st = &state{label: label(s.name, s.view)}
+	if s.report != nil {
+		s.created = caller(skip)
+		s.cleanup = runtime.AddCleanup(s, reportLeak, leakOf{report: s.report, created: s.created, st: s.st})
 	}
-	s.seq++
-	s.children[c] = s.seq
-	return c
+	if s.up != nil {
+		s.up.adopt(s)
+	}
+	return s
+}
+
+// adopt records the new scope c as nested in the scope whose state st is, or
+// closes c at once if that scope is closed.
+func (st *state) adopt(c *Scope) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		c.st.closed = true
+		return
+	}
+	if st.children == nil {
+		st.children = map[*Scope]uint64{}
+	}
+	st.seq++
+	st.children[c] = st.seq
+}
+
+// String returns what names s in logs and reports: its name (see
+// [WithName]), then the constant labels its metrics carry, in braces, then
+// its prefix, if it has one. For example:
+//
+//	mirror/west{cluster="west"} prefix="mirror_"
+//
+// It is "" for a scope with no name, labels or prefix.
+func (s *Scope) String() string {
+	if s.st == nil {
+		return ""
+	}
+	return s.st.label
 }
 
 // mustBeMade panics if s is a zero Scope, which has no parent to register
@@ -125,20 +167,20 @@ func (s *Scope) Register(c prometheus.Collector) error {
 	s.mustBeMade("Register")
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	if s.closed {
+	if s.st.closed {
 		return ErrClosed
 	}
 	if s.view != nil && s.view.err != nil {
 		return s.view.err
 	}
-	m := newMember(c, s.view)
+	m := newMember(c, s.view, s.st)
 	if err := s.tree.add(m, c); err != nil {
 		m.release()
 		return err
 	}
-	s.mu.Lock()
-	s.track(m)
-	s.mu.Unlock()
+	s.st.mu.Lock()
+	s.st.track(m)
+	s.st.mu.Unlock()
 	return nil
 }
 
@@ -172,28 +214,31 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 	ds := appendDescs(nil, c)
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	if s.closed {
+	if s.st.closed {
 		return false
 	}
-	s.mu.Lock()
-	m := s.lookup(c, ds)
+	s.st.mu.Lock()
+	m := s.st.lookup(c, ds)
 	if m != nil {
-		s.untrack(m)
+		s.st.untrack(m)
 	}
-	s.mu.Unlock()
-	return m != nil && s.tree.release(m) == nil
+	s.st.mu.Unlock()
+	return m != nil && s.tree.release(m, "") == nil
 }
 
 // Len returns how many collectors s and the open scopes nested in it own.
 func (s *Scope) Len() int {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.st == nil {
 		return 0
 	}
-	n := s.n
-	children := s.childList()
-	s.mu.Unlock()
+	s.st.mu.Lock()
+	if s.st.closed {
+		s.st.mu.Unlock()
+		return 0
+	}
+	n := s.st.n
+	children := s.st.childList()
+	s.st.mu.Unlock()
 	for _, c := range children {
 		n += c.Len()
 	}
@@ -217,21 +262,25 @@ func (s *Scope) Close() error {
 	if s == nil || s.tree == nil {
 		return nil
 	}
+	st := s.st
 	s.gate.Lock()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	st.mu.Lock()
+	if st.closed {
+		st.mu.Unlock()
 		s.gate.Unlock()
 		s.closing.Wait()
 		return nil
 	}
-	s.closed = true
+	st.closed = true
 	s.closing.Add(1)
 	defer s.closing.Done()
-	children, deletes, tail := s.childList(), s.deletes, s.tail
-	s.children, s.deletes, s.head, s.tail, s.n, s.index = nil, nil, nil, nil, 0, nil
-	s.mu.Unlock()
+	children, deletes, tail := st.childList(), st.deletes, st.tail
+	st.children, st.deletes, st.head, st.tail, st.n, st.index = nil, nil, nil, nil, 0, nil
+	st.mu.Unlock()
 	s.gate.Unlock()
+	if s.report != nil {
+		s.cleanup.Stop()
+	}
 
 	var err error
 	for _, c := range slices.Backward(children) {
@@ -243,7 +292,7 @@ func (s *Scope) Close() error {
 	for m := tail; m != nil; {
 		prev := m.prev
 		m.prev, m.next = nil, nil
-		err = multierr.Append(err, s.tree.release(m))
+		err = multierr.Append(err, s.tree.release(m, st.label))
 		m = prev
 	}
 	if s.up != nil {
@@ -255,88 +304,89 @@ func (s *Scope) Close() error {
 }
 
 // detach forgets the closed nested scope c.
-func (s *Scope) detach(c *Scope) {
-	s.mu.Lock()
-	delete(s.children, c)
-	s.mu.Unlock()
+func (st *state) detach(c *Scope) {
+	st.mu.Lock()
+	delete(st.children, c)
+	st.mu.Unlock()
 }
 
-// childList returns the open nested scopes, oldest first. Callers hold s.mu.
-func (s *Scope) childList() []*Scope {
-	if len(s.children) == 0 {
+// childList returns the open nested scopes, oldest first. Callers hold
+// st.mu.
+func (st *state) childList() []*Scope {
+	if len(st.children) == 0 {
 		return nil
 	}
-	out := make([]*Scope, 0, len(s.children))
-	for c := range s.children {
+	out := make([]*Scope, 0, len(st.children))
+	for c := range st.children {
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b *Scope) int { return cmp.Compare(s.children[a], s.children[b]) })
+	slices.SortFunc(out, func(a, b *Scope) int { return cmp.Compare(st.children[a], st.children[b]) })
 	return out
 }
 
-// track appends m to the registration list. Callers hold s.mu.
-func (s *Scope) track(m *member) {
-	m.prev = s.tail
-	if s.tail != nil {
-		s.tail.next = m
+// track appends m to the registration list. Callers hold st.mu.
+func (st *state) track(m *member) {
+	m.prev = st.tail
+	if st.tail != nil {
+		st.tail.next = m
 	} else {
-		s.head = m
+		st.head = m
 	}
-	s.tail = m
-	s.n++
-	if s.index != nil {
-		s.indexAdd(m)
+	st.tail = m
+	st.n++
+	if st.index != nil {
+		st.indexAdd(m)
 	}
 }
 
-// untrack removes m from the list and the index. Callers hold s.mu.
-func (s *Scope) untrack(m *member) {
+// untrack removes m from the list and the index. Callers hold st.mu.
+func (st *state) untrack(m *member) {
 	if m.prev != nil {
 		m.prev.next = m.next
 	} else {
-		s.head = m.next
+		st.head = m.next
 	}
 	if m.next != nil {
 		m.next.prev = m.prev
 	} else {
-		s.tail = m.prev
+		st.tail = m.prev
 	}
 	m.prev, m.next = nil, nil
-	s.n--
-	if s.index != nil && !m.unchecked() {
+	st.n--
+	if st.index != nil && !m.unchecked() {
 		key := identityKey(m.userDescs())
-		ms := slices.DeleteFunc(s.index[key], func(x *member) bool { return x == m })
+		ms := slices.DeleteFunc(st.index[key], func(x *member) bool { return x == m })
 		if len(ms) == 0 {
-			delete(s.index, key)
+			delete(st.index, key)
 		} else {
-			s.index[key] = ms
+			st.index[key] = ms
 		}
 	}
 }
 
-// indexAdd adds m to the index. Callers hold s.mu.
-func (s *Scope) indexAdd(m *member) {
+// indexAdd adds m to the index. Callers hold st.mu.
+func (st *state) indexAdd(m *member) {
 	if m.unchecked() {
 		return
 	}
 	key := identityKey(m.userDescs())
-	s.index[key] = append(s.index[key], m)
+	st.index[key] = append(st.index[key], m)
 }
 
 // lookup finds the newest registration of c, which describes ds: the same
-// collector first, then an equal one. Callers hold s.mu.
-func (s *Scope) lookup(c prometheus.Collector, ds []*prometheus.Desc) *member {
+// collector first, then an equal one. Callers hold st.mu.
+func (st *state) lookup(c prometheus.Collector, ds []*prometheus.Desc) *member {
 	if len(ds) > 0 {
-		if s.index == nil {
+		if st.index == nil {
 			// Built by the first lookup, not by Register, which spares
 			// every registration the work: most scopes are closed,
 			// never asked.
-			s.index = map[string][]*member{}
-			for m := s.head; m != nil; m = m.next {
-				s.indexAdd(m)
+			st.index = map[string][]*member{}
+			for m := st.head; m != nil; m = m.next {
+				st.indexAdd(m)
 			}
 		}
-		ms := s.index[identityKey(ds)]
+		ms := st.index[identityKey(ds)]
 		for _, m := range slices.Backward(ms) {
 			if sameCollector(m.user(), c) {
 				return m
@@ -350,7 +400,7 @@ func (s *Scope) lookup(c prometheus.Collector, ds []*prometheus.Desc) *member {
 	}
 	// An unchecked collector, or one whose Describe has changed since it
 	// was registered.
-	for m := s.tail; m != nil; m = m.prev {
+	for m := st.tail; m != nil; m = m.prev {
 		if sameCollector(m.user(), c) {
 			return m
 		}

@@ -55,12 +55,12 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 		}
 	}
 	d := deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs)}
-	s.mu.Lock()
-	if !s.closed {
-		s.deletes = append(s.deletes, d)
-		s.mu.Unlock()
+	s.st.mu.Lock()
+	if !s.st.closed {
+		s.st.deletes = append(s.st.deletes, d)
+		s.st.mu.Unlock()
 		return
 	}
-	s.mu.Unlock()
+	s.st.mu.Unlock()
 	d.run()
 }

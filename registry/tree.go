@@ -84,12 +84,13 @@ func userOf(existing, c prometheus.Collector) (_ prometheus.Collector, live bool
 	}
 }
 
-// release takes m back from the parent and silences it. For a checked
+// release takes m back from the parent and silences it; scope names the
+// scope in the error. For a checked
 // member it first asks the parent who holds m's identity, by registering m
 // again, and unregisters only if the parent names m itself: client_golang
 // unregisters by identity, and would otherwise remove an equal collector that
 // somebody else registered in place of the scope's.
-func (t *tree) release(m *member) (err error) {
+func (t *tree) release(m *member, scope string) (err error) {
 	defer m.release()
 	if m.unchecked() {
 		t.hub.remove(m)
@@ -97,7 +98,7 @@ func (t *tree) release(m *member) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			err = &UnregisterError{Metrics: describe.Names(m.descs), Err: err}
+			err = &UnregisterError{Scope: scope, Metrics: describe.Names(m.descs), Err: err}
 		}
 	}()
 	probe := t.reg.Register(m)

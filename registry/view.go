@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -157,6 +158,32 @@ func mergeLabels(own, scope []*dto.LabelPair) []*dto.LabelPair {
 }
 
 func compareLabels(a, b *dto.LabelPair) int { return cmp.Compare(a.GetName(), b.GetName()) }
+
+// label is what Scope.String returns for a scope named name with view v.
+func label(name string, v *view) string {
+	if v == nil {
+		return name
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	if len(v.pairs) > 0 {
+		b.WriteByte('{')
+		for i, p := range v.pairs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%s=%q", p.GetName(), p.GetValue())
+		}
+		b.WriteByte('}')
+	}
+	if v.prefix != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "prefix=%q", v.prefix)
+	}
+	return b.String()
+}
 
 // capture is the Registerer under a view's wrappers. It keeps nothing: it
 // hands the collector it is given, wrapped by then, back inside its error,

@@ -52,11 +52,12 @@ func ExampleVerifyRecycle() {
 
 	// One that forgets leaves its gauge behind in the first round.
 	registrytest.VerifyRecycle(t, 20, func(reg prometheus.Registerer) (*registry.Scope, error) {
-		scope := registry.NewScope(reg)
+		scope := registry.NewScope(reg, registry.WithName("watcher"))
 		promauto.With(scope).NewGauge(prometheus.GaugeOpts{Name: "watcher_up", Help: "Watcher is up."})
 		return nil, unreachable
 	})
 	// Output:
 	// the careful constructor passed
-	// registrytest: round 1 of 20: after build failed with "cluster unreachable": 1 metric families still exposed: watcher_up (1 series)
+	// registrytest: round 1 of 20: after build failed with "cluster unreachable": 1 metric families still exposed: watcher_up (1 series); owned by:
+	// watcher (made at example_test.go:55): 1 collectors: watcher_up
 }

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/registry"
 )
 
 // VerifyRecycle proves that build can be run again and again without leaking
@@ -20,14 +23,21 @@ import (
 //     test is simulating, such as an unreachable cluster);
 //   - closing a built value returns an error;
 //   - build, or closing a built value, panics.
+//
+// The Registerer that build is given is a *registry.Scope on the registry,
+// which records where each scope nested in it was made: a leak message lists
+// those scopes (see registry.Handler), by name, with those places. The scope
+// is closed when VerifyRecycle returns, leak or no leak.
 func VerifyRecycle[T io.Closer](t TestingT, n int, build func(prometheus.Registerer) (T, error)) {
 	t.Helper()
 	if build == nil {
 		panic("registrytest: VerifyRecycle needs a build function")
 	}
 	reg := prometheus.NewPedanticRegistry()
+	scope := registry.NewScope(reg, registry.WithLeakReport(func(registry.Leak) {}))
+	defer func() { _ = scope.Close() }() // it owns nothing unless a round failed, which is reported
 	for round := 1; round <= n; round++ {
-		if msg := recycleOnce(reg, build); msg != "" {
+		if msg := recycleOnce(reg, scope, build); msg != "" {
 			t.Errorf("registrytest: round %d of %d: %s", round, n, msg)
 			return
 		}
@@ -35,14 +45,14 @@ func VerifyRecycle[T io.Closer](t TestingT, n int, build func(prometheus.Registe
 }
 
 // recycleOnce runs one round and describes what went wrong, or returns "".
-func recycleOnce[T io.Closer](reg *prometheus.Registry, build func(prometheus.Registerer) (T, error)) (msg string) {
+func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, build func(prometheus.Registerer) (T, error)) (msg string) {
 	step := "build"
 	defer func() {
 		if r := recover(); r != nil {
 			msg = fmt.Sprintf("%s panicked: %v", step, r)
 		}
 	}()
-	v, err := build(reg)
+	v, err := build(scope)
 	var are prometheus.AlreadyRegisteredError
 	switch {
 	case errors.As(err, &are):
@@ -58,7 +68,9 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, build func(prometheus.Re
 		if err != nil {
 			outcome = fmt.Sprintf("after build failed with %q", err)
 		}
-		return fmt.Sprintf("%s: %s", outcome, left)
+		// The first line is the scope of VerifyRecycle's own.
+		_, nested, _ := strings.Cut(owners(scope), "\n")
+		return fmt.Sprintf("%s: %s; owned by:\n%s", outcome, left, strings.ReplaceAll(strings.TrimPrefix(nested, "  "), "\n  ", "\n"))
 	}
 	return ""
 }

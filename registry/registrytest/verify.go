@@ -2,12 +2,15 @@ package registrytest
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/promscope/promscope/internal/describe"
+	"github.com/promscope/promscope/registry"
 )
 
 // TestingT is the part of *testing.T that the helpers use.
@@ -17,10 +20,12 @@ type TestingT interface {
 }
 
 // VerifyNone fails t, naming each metric family that g still exposes. When g
-// is also a [prometheus.Collector], as a *prometheus.Registry is, it also
-// names every metric still registered whose collector exposes no series at
-// the moment (such as a vector without children), since that registration
-// would make the next one fail just the same.
+// is also a [prometheus.Collector], as a *prometheus.Registry and a
+// *registry.Scope are, it also names every metric still registered whose
+// collector exposes no series at the moment (such as a vector without
+// children), since that registration would make the next one fail just the
+// same. When g is a *registry.Scope, the message names it, and lists which of
+// the scopes nested in it own what.
 //
 // Each entry of ignore is a metric name to leave out, or a name prefix
 // followed by "*" ("go_*" leaves out the Go runtime metrics).
@@ -32,8 +37,18 @@ func VerifyNone(t TestingT, g prometheus.Gatherer, ignore ...string) {
 		panic("registrytest: VerifyNone needs a Gatherer")
 	}
 	if msg := leftovers(g, ignore); msg != "" {
+		if s, ok := g.(*registry.Scope); ok {
+			msg = fmt.Sprintf("scope %s: %s; owned by:\n%s", s, msg, owners(s))
+		}
 		t.Errorf("registrytest: %s", msg)
 	}
+}
+
+// owners returns the ownership page of s (see registry.Handler).
+func owners(s *registry.Scope) string {
+	rec := httptest.NewRecorder()
+	registry.Handler(s).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	return strings.TrimRight(rec.Body.String(), "\n")
 }
 
 // leftovers describes what g still exposes or holds, or returns "".

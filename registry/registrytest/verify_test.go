@@ -102,6 +102,18 @@ func TestVerifyNone(t *testing.T) {
 		v.check(t, "1 metrics still registered with no series: per_tenant")
 	})
 
+	t.Run("names the scope it is given, a vector it owns without series, and which nested scope owns what", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(reg, registry.WithName("program"))
+		link := registry.NewScope(program, registry.WithName("west"))
+		promauto.With(link).NewCounterVec(prometheus.CounterOpts{Name: "link_errors_total", Help: "Errors."}, []string{"code"})
+		var v verifyT
+		registrytest.VerifyNone(&v, program)
+		v.check(t, "registrytest: scope program: 1 metrics still registered with no series: link_errors_total",
+			"owned by:\nprogram: 0 collectors\n  program/west: 1 collectors: link_errors_total")
+		program.Close()
+	})
+
 	t.Run("sees only families when the gatherer is not a collector", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		promauto.With(reg).NewGaugeVec(prometheus.GaugeOpts{Name: "per_tenant", Help: "Per tenant."}, []string{"tenant"})
@@ -219,8 +231,8 @@ func TestVerifyRecycle(t *testing.T) {
 				t.Errorf("round %d got another registry than round 1", i+1)
 			}
 		}
-		if _, ok := regs[0].(*prometheus.Registry); !ok {
-			t.Errorf("build got a %T, want a *prometheus.Registry", regs[0])
+		if s, ok := regs[0].(*registry.Scope); !ok || s.Len() != 0 {
+			t.Errorf("build got a %T, want an empty *registry.Scope", regs[0])
 		}
 	})
 

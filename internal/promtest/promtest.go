@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -87,3 +88,20 @@ func Lines(mfs []*dto.MetricFamily) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Component is an io.Closer standing for a component of a test: it counts
+// its Close calls and returns Err from each.
+type Component struct {
+	Name   string
+	Err    error
+	closes atomic.Int32
+}
+
+// Close counts the call and returns c.Err.
+func (c *Component) Close() error {
+	c.closes.Add(1)
+	return c.Err
+}
+
+// Closes returns how many times Close was called.
+func (c *Component) Closes() int { return int(c.closes.Load()) }

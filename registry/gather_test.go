@@ -2,41 +2,104 @@ package registry_test
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/promscope/promscope/internal/describe"
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
 )
 
-func TestGatherShowsWhatTheParentSees(t *testing.T) {
-	reg := prometheus.NewPedanticRegistry()
-	wrapped := prometheus.WrapRegistererWith(prometheus.Labels{"zone": "z1"}, reg)
-	program := registry.NewScope(wrapped, registry.WithPrefix("p_"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
-	tenant := registry.NewScope(program, registry.WithLabels(prometheus.Labels{"tenant": "t"}))
-	tenant.MustRegister(promtest.Gauge("jobs", 2))
+func TestGather(t *testing.T) {
+	t.Run("returns what a scope and the scopes nested in it own, as the registry sees it, sorted", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		registry.NewScope(reg).MustRegister(promtest.Gauge("other_component", 9))
+		scope := registry.NewScope(reg, registry.WithPrefix("app_"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+		scope.MustRegister(promtest.Gauge("zeta", 1))
+		scope.Child(registry.WithLabels(prometheus.Labels{"tenant": "acme"})).MustRegister(promtest.Gauge("mid", 2))
+		scope.MustRegister(promtest.Gauge("alpha", 3))
+		mfs, err := scope.Gather()
+		var names []string
+		for _, mf := range mfs {
+			names = append(names, mf.GetName())
+		}
+		if want := []string{"app_alpha", "app_mid", "app_zeta"}; err != nil || !slices.Equal(names, want) {
+			t.Errorf("Gather = %q, %v; want %q in this order", names, err, want)
+		}
+		promtest.Expose(t, scope, `app_alpha{cluster="east"} 3`, `app_mid{cluster="east",tenant="acme"} 2`, `app_zeta{cluster="east"} 1`)
+		scope.Close()
+		promtest.Expose(t, scope)
+	})
 
-	t.Run("a nested scope gathers its metrics with the prefix and labels of every scope above it", func(t *testing.T) {
-		got, err := promtest.Series(tenant)
-		if want := []string{`p_jobs{cluster="east",tenant="t"} 2`}; err != nil || !slices.Equal(got, want) {
-			t.Errorf("Gather = %q, %v; want %q", got, err, want)
-		}
+	t.Run("shows the labels of the scopes around, not those of a Registerer above the outermost scope", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"zone": "z1"}, reg),
+			registry.WithPrefix("p_"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+		defer program.Close()
+		tenant := registry.NewScope(program, registry.WithLabels(prometheus.Labels{"tenant": "t"}))
+		tenant.MustRegister(promtest.Gauge("jobs", 2))
+		promtest.Expose(t, tenant, `p_jobs{cluster="east",tenant="t"} 2`)
+		promtest.Expose(t, program, `p_jobs{cluster="east",tenant="t"} 2`)
+		promtest.Expose(t, reg, `p_jobs{cluster="east",tenant="t",zone="z1"} 2`)
 	})
-	t.Run("but not the labels that a Registerer above the root scope adds", func(t *testing.T) {
-		got, err := promtest.Series(reg)
-		if want := []string{`p_jobs{cluster="east",tenant="t",zone="z1"} 2`}; err != nil || !slices.Equal(got, want) {
-			t.Errorf("the registry exposes %q, %v; want %q", got, err, want)
+
+	t.Run("a scope is a Collector: it describes and collects what it and its nested scopes own", func(t *testing.T) {
+		scope := registry.NewScope(nil, registry.WithPrefix("app_"))
+		scope.MustRegister(promtest.Gauge("a", 1), &promtest.Unchecked{Name: "u", Value: 2})
+		registry.NewScope(scope).MustRegister(promtest.CounterVec("b_total", "code"))
+		if got := describe.Names(describe.Descs(scope)); !slices.Equal(got, []string{"app_a", "app_b_total"}) {
+			t.Errorf("Describe names %q", got)
 		}
+		elsewhere := prometheus.NewRegistry() // a pedantic one refuses what unchecked collectors collect through a checked one
+		elsewhere.MustRegister(scope)
+		promtest.Expose(t, elsewhere, "app_a{} 1", "app_u{} 2")
 	})
-	t.Run("the outer scope gathers what the nested one owns", func(t *testing.T) {
-		a, _ := promtest.Series(program)
-		b, _ := promtest.Series(tenant)
-		if !slices.Equal(a, b) {
-			t.Errorf("the outer scope gathers %q, the nested one %q", a, b)
-		}
-	})
-	if err := program.Close(); err != nil {
-		t.Errorf("Close = %v", err)
+
+	gatherers := []struct {
+		name string
+		give func(reg *prometheus.Registry, s *registry.Scope) prometheus.Gatherer
+	}{
+		{name: "the registry's", give: func(reg *prometheus.Registry, _ *registry.Scope) prometheus.Gatherer { return reg }},
+		{name: "the scope's own", give: func(_ *prometheus.Registry, s *registry.Scope) prometheus.Gatherer { return s }},
 	}
+	for _, g := range gatherers {
+		t.Run("a Close during "+g.name+" Gather does not wait for it, and the next Gather has nothing of the scope", func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			bystander := promtest.NewBystander(reg)
+			scope := registry.NewScope(reg)
+			slow := &stalling{Gauge: promtest.Gauge("slow", 1), entered: make(chan struct{}), proceed: make(chan struct{})}
+			scope.MustRegister(slow, promtest.Gauge("fast", 2))
+			gathered := make(chan error, 1)
+			go func() {
+				_, err := g.give(reg, scope).Gather()
+				gathered <- err
+			}()
+			<-slow.entered
+			if err := scope.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+			close(slow.proceed)
+			if err := <-gathered; err != nil {
+				t.Errorf("the Gather in flight = %v", err)
+			}
+			promtest.Expose(t, reg, bystander.Series()...)
+		})
+	}
+}
+
+// stalling is a gauge whose first Collect says it started, then waits.
+type stalling struct {
+	prometheus.Gauge
+	once             sync.Once
+	entered, proceed chan struct{}
+}
+
+func (s *stalling) Collect(ch chan<- prometheus.Metric) {
+	s.once.Do(func() {
+		close(s.entered)
+		<-s.proceed
+	})
+	s.Gauge.Collect(ch)
 }

@@ -56,6 +56,25 @@ func TestHandler(t *testing.T) {
 		}
 	})
 
+	t.Run("names an unnamed scope so, and shows a closed or zero scope as such", func(t *testing.T) {
+		closed := registry.NewScope(nil)
+		closed.Close()
+		for _, tt := range []struct {
+			give *registry.Scope
+			want string
+		}{
+			{give: registry.NewScope(nil), want: "(unnamed scope): 0 collectors\n"},
+			{give: closed, want: "(unnamed scope): closed\n"},
+			{give: &registry.Scope{}, want: "(unnamed scope): 0 collectors\n"},
+		} {
+			rec := httptest.NewRecorder()
+			registry.Handler(tt.give).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+			if got := rec.Body.String(); got != tt.want {
+				t.Errorf("the page is %q, want %q", got, tt.want)
+			}
+		}
+	})
+
 	t.Run("panics with the package prefix for a nil scope", func(t *testing.T) {
 		if msg, ok := promtest.Panic(func() { registry.Handler(nil) }).(string); !ok || !strings.HasPrefix(msg, "registry: ") {
 			t.Errorf("Handler(nil) panicked with %#v", msg)

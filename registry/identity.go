@@ -67,9 +67,7 @@ func unwrap(c prometheus.Collector) prometheus.Collector {
 		return c
 	}
 	r := prometheus.NewRegistry()
-	if r.Register(c) != nil {
-		return c
-	}
+	_ = r.Register(c) // if it fails, so does the next, with no answer
 	if are, ok := asAlreadyRegistered(r.Register(c)); ok {
 		return are.ExistingCollector
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
@@ -34,6 +35,60 @@ type holder struct{ inner prometheus.Collector }
 
 func (h holder) Describe(ch chan<- *prometheus.Desc) { h.inner.Describe(ch) }
 func (h holder) Collect(ch chan<- prometheus.Metric) { h.inner.Collect(ch) }
+
+// sharing is a collector of one descriptor that others may share, as
+// exporters share one descriptor between the collectors of many targets.
+type sharing struct{ d *prometheus.Desc }
+
+func (s sharing) Describe(ch chan<- *prometheus.Desc) { ch <- s.d }
+func (s sharing) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(s.d, prometheus.GaugeValue, 1)
+}
+
+// shared is the descriptor the sharing collectors of the tests share.
+var shared = prometheus.NewDesc("shared_desc", "h", nil, nil)
+
+// valued is an unchecked collector whose values are compared field by field.
+type valued struct {
+	n     int
+	arr   [2]string
+	m     map[string]int
+	f     func()
+	inner any
+}
+
+func (valued) Describe(chan<- *prometheus.Desc) {}
+func (valued) Collect(chan<- prometheus.Metric) {}
+
+func TestUnregisterFindsUncheckedValuesByEquality(t *testing.T) {
+	base := valued{n: 1, arr: [2]string{"a", "b"}, m: map[string]int{"x": 1}, inner: 2}
+	tests := []struct {
+		name string
+		give func(v valued) valued
+		want bool
+	}{
+		{name: "an equal value with an equal map", give: func(v valued) valued { v.m = map[string]int{"x": 1}; return v }, want: true},
+		{name: "another number", give: func(v valued) valued { v.n = 2; return v }},
+		{name: "another array element", give: func(v valued) valued { v.arr[1] = "c"; return v }},
+		{name: "a map with another value", give: func(v valued) valued { v.m = map[string]int{"x": 2}; return v }},
+		{name: "a map with another key", give: func(v valued) valued { v.m = map[string]int{"y": 1}; return v }},
+		{name: "a longer map", give: func(v valued) valued { v.m = map[string]int{"x": 1, "y": 2}; return v }},
+		{name: "a nil interface field", give: func(v valued) valued { v.inner = nil; return v }},
+		{name: "a function, which never equals", give: func(v valued) valued { v.f = func() {}; return v }},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("Unregister of %s: %v", tt.name, tt.want), func(t *testing.T) {
+			scope := registry.NewScope(nil)
+			scope.MustRegister(base)
+			if got := scope.Unregister(tt.give(base)); got != tt.want {
+				t.Errorf("Unregister = %v", got)
+			}
+			if got := scope.Len(); got != map[bool]int{false: 1}[tt.want] {
+				t.Errorf("Len() = %d", got)
+			}
+		})
+	}
+}
 
 func TestUnregisterFindsWhatClientGolangFinds(t *testing.T) {
 	tests := []struct {
@@ -76,6 +131,18 @@ func TestUnregisterFindsWhatClientGolangFinds(t *testing.T) {
 			name:     "a value whose type is comparable but whose content is not",
 			register: holder{inner: gauges{promtest.Gauge("a", 1), promtest.Gauge("b", 2)}},
 			give:     nil,
+			want:     true,
+		},
+		{
+			name:     "another collector describing the same descriptor objects",
+			register: sharing{shared},
+			give:     sharing{shared},
+			want:     true,
+		},
+		{
+			name:     "a collector of another type with the same name",
+			register: promtest.Gauge("jobs", 1),
+			give:     prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "jobs", Help: "h"}, func() float64 { return 1 }),
 			want:     true,
 		},
 		{
@@ -217,6 +284,20 @@ func TestAlreadyRegisteredErrorNamesTheCallersCollectors(t *testing.T) {
 		scope.Close()
 		if u.Unwrap() != nil {
 			t.Error("after Close, the registration still unwraps to the gauge")
+		}
+		registry.NewScope(reg).MustRegister(promtest.Gauge("jobs", 1))
+		if err := reg.Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || fmt.Sprint(are.ExistingCollector) != "registry: jobs, registered through a promscope scope" {
+			t.Errorf("an unnamed scope's registration prints as %v", are.ExistingCollector)
+		}
+	})
+
+	t.Run("one of client_golang's own collectors, registered straight on the registry, is named as it is", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		theirs := collectors.NewBuildInfoCollector()
+		reg.MustRegister(theirs)
+		var are prometheus.AlreadyRegisteredError
+		if err := registry.NewScope(reg).Register(collectors.NewBuildInfoCollector()); !errors.As(err, &are) || are.ExistingCollector != theirs {
+			t.Errorf("Register = %v, want an AlreadyRegisteredError naming their collector", err)
 		}
 	})
 }

@@ -17,6 +17,7 @@ type Leak struct {
 	Metrics []string // the fully-qualified names it still had registered, sorted
 }
 
+// String describes l for a log line.
 func (l Leak) String() string {
 	return fmt.Sprintf("registry: scope %q made at %s was dropped without Close; it still has %v registered", l.Scope, l.Created, l.Metrics)
 }
@@ -49,9 +50,6 @@ func reportLeak(l leakOf) {
 // caller returns "file.go:line" of the function skip frames above the caller
 // of caller.
 func caller(skip int) string {
-	_, file, line, ok := runtime.Caller(skip + 1)
-	if !ok {
-		return "unknown"
-	}
+	_, file, line, _ := runtime.Caller(skip + 1) // the depth is fixed, so it is there
 	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
 }

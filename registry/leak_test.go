@@ -50,7 +50,7 @@ func newForgetfulWatcher(reg prometheus.Registerer, report func(registry.Leak)) 
 	where := line()
 	scope := registry.NewScope(reg, registry.WithName("watcher"), registry.WithLeakReport(report),
 		registry.WithLabels(prometheus.Labels{"cluster": "east"}))
-	cache := &storyCache{objects: map[string][]byte{}}
+	cache := &storyCache{objects: map[string]int{}}
 	scope.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "watcher_cache_objects",
 		Help: "Objects in the watcher's cache.",
@@ -67,6 +67,9 @@ func TestLeakReport(t *testing.T) {
 		want := registry.Leak{Scope: `watcher{cluster="east"}`, Created: where, Metrics: []string{"watcher_cache_objects"}}
 		if len(got) != 1 || got[0].Scope != want.Scope || got[0].Created != want.Created || !slices.Equal(got[0].Metrics, want.Metrics) {
 			t.Fatalf("reported %+v, want %+v", got, want)
+		}
+		if s := got[0].String(); s != fmt.Sprintf(`registry: scope "watcher{cluster=\"east\"}" made at %s was dropped without Close; it still has [watcher_cache_objects] registered`, where) {
+			t.Errorf("String() = %s", s)
 		}
 		if more := ch.wait(1, 20); len(more) != 0 {
 			t.Errorf("reported again: %+v", more)

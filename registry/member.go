@@ -102,14 +102,11 @@ func (m *member) user() prometheus.Collector {
 	return nil
 }
 
-// userDescs returns what the user's collector described at Register, or nil
-// once m is released.
+// userDescs returns what the user's collector described at Register. m must
+// not be released: only a scope's list, which holds no released member,
+// asks.
 func (m *member) userDescs() []*prometheus.Desc {
-	b := m.live.Load()
-	switch {
-	case b == nil:
-		return nil
-	case b.scoped != nil && b.scoped.orig != nil:
+	if b := m.live.Load(); b.scoped != nil && b.scoped.orig != nil {
 		return b.scoped.orig
 	}
 	return m.descs

@@ -21,13 +21,14 @@ type Fault int
 
 // The faults a Parent's script may choose.
 const (
-	Pass       Fault = iota // pass the call on to the registry
-	Fail                    // Register: return ErrInjected, register nothing
-	Claim                   // Register: answer that Stranger holds the identity
-	Refuse                  // Unregister: return false, keep the collector
-	LieKept                 // Unregister: return true, keep the collector
-	LieRemoved              // Unregister: remove the collector, return false
-	Block                   // wait until Release, then pass the call on
+	Pass        Fault = iota // pass the call on to the registry
+	Fail                     // Register: return ErrInjected, register nothing
+	Claim                    // Register: answer that Stranger holds the identity
+	ClaimNobody              // Register: answer that somebody, unnamed, holds it
+	Refuse                   // Unregister: return false, keep the collector
+	LieKept                  // Unregister: return true, keep the collector
+	LieRemoved               // Unregister: remove the collector, return false
+	Block                    // wait until Release, then pass the call on
 )
 
 // A Call is one call that a Parent receives.
@@ -42,9 +43,10 @@ type Call struct {
 // and its outcome.
 type Parent struct {
 	Reg      *prometheus.Registry
-	Script   func(Call) Fault     // nil passes every call
-	Stranger prometheus.Collector // what Claim names as the holder
-	Entered  chan Call            // receives each call that blocks, before it waits
+	Next     prometheus.Registerer // where calls are passed on; Reg when nil
+	Script   func(Call) Fault      // nil passes every call
+	Stranger prometheus.Collector  // what Claim names as the holder
+	Entered  chan Call             // receives each call that blocks, before it waits
 
 	release chan struct{}
 	once    sync.Once
@@ -111,6 +113,24 @@ func (p *Parent) note(c Call, outcome string) {
 	p.mu.Unlock()
 }
 
+func (p *Parent) next() prometheus.Registerer {
+	if p.Next != nil {
+		return p.Next
+	}
+	return p.Reg
+}
+
+// Holds reports whether reg holds the identity of a kit gauge named name:
+// whether an equal gauge fails to register.
+func Holds(reg *prometheus.Registry, name string) bool {
+	g := Gauge(name, 0)
+	if err := reg.Register(g); err != nil {
+		return true
+	}
+	reg.Unregister(g)
+	return false
+}
+
 // Register implements prometheus.Registerer.
 func (p *Parent) Register(c prometheus.Collector) error {
 	call, f := p.fault("register", c)
@@ -121,8 +141,11 @@ func (p *Parent) Register(c prometheus.Collector) error {
 	case Claim:
 		p.note(call, "claimed by a stranger")
 		return prometheus.AlreadyRegisteredError{ExistingCollector: p.Stranger, NewCollector: c}
+	case ClaimNobody:
+		p.note(call, "claimed by nobody named")
+		return prometheus.AlreadyRegisteredError{NewCollector: c}
 	}
-	err := p.Reg.Register(c)
+	err := p.next().Register(c)
 	p.note(call, fmt.Sprint(err))
 	return err
 }
@@ -147,10 +170,10 @@ func (p *Parent) Unregister(c prometheus.Collector) bool {
 		p.note(call, "kept, said true")
 		return true
 	case LieRemoved:
-		p.note(call, fmt.Sprintf("removed %v, said false", p.Reg.Unregister(c)))
+		p.note(call, fmt.Sprintf("removed %v, said false", p.next().Unregister(c)))
 		return false
 	}
-	ok := p.Reg.Unregister(c)
+	ok := p.next().Unregister(c)
 	p.note(call, fmt.Sprint(ok))
 	return ok
 }

@@ -5,13 +5,20 @@
 package promtest
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"testing"
+	"weak"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"go.uber.org/multierr"
+
+	"github.com/promscope/promscope/registry"
 )
 
 // Panic runs f and returns what it panicked with, or nil.
@@ -105,3 +112,120 @@ func (c *Component) Close() error {
 
 // Closes returns how many times Close was called.
 func (c *Component) Closes() int { return int(c.closes.Load()) }
+
+// Gauges is a checked collector of several gauges. It is of a slice type, so
+// its values cannot be compared with ==.
+type Gauges []prometheus.Gauge
+
+// Describe describes every gauge.
+func (gs Gauges) Describe(ch chan<- *prometheus.Desc) {
+	for _, g := range gs {
+		g.Describe(ch)
+	}
+}
+
+// Collect collects every gauge.
+func (gs Gauges) Collect(ch chan<- prometheus.Metric) {
+	for _, g := range gs {
+		g.Collect(ch)
+	}
+}
+
+// UnregisterErrors returns the Metrics of each *registry.UnregisterError
+// combined in err, in order, and the errors that are not one.
+func UnregisterErrors(err error) (metrics [][]string, others []error) {
+	for _, e := range multierr.Errors(err) {
+		var ue *registry.UnregisterError
+		if errors.As(e, &ue) {
+			metrics = append(metrics, ue.Metrics)
+		} else {
+			others = append(others, e)
+		}
+	}
+	return metrics, others
+}
+
+// Collected runs the garbage collector until wp's object is gone, at most
+// 20 times, and reports whether it went.
+func Collected[T any](wp weak.Pointer[T]) bool {
+	for range 20 {
+		runtime.GC()
+		if wp.Value() == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Bystander is another owner's metrics on a registry, which a test checks
+// are left exactly as they were: a gauge "other" set to 42 and a vector
+// "shared" with the series tenant="a" and tenant="b".
+type Bystander struct {
+	Gauge  prometheus.Gauge
+	Shared *prometheus.GaugeVec
+}
+
+// NewBystander registers a bystander's metrics on reg.
+func NewBystander(reg prometheus.Registerer) *Bystander {
+	b := &Bystander{
+		Gauge:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Another owner's gauge."}),
+		Shared: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "shared", Help: "Another owner's vector."}, []string{"tenant"}),
+	}
+	b.Gauge.Set(42)
+	b.Shared.WithLabelValues("a").Set(1)
+	b.Shared.WithLabelValues("b").Set(2)
+	reg.MustRegister(b.Gauge, b.Shared)
+	return b
+}
+
+// Series returns the bystander's series, as the package's Series writes them,
+// unchanged since NewBystander.
+func (*Bystander) Series() []string {
+	return []string{`other{} 42`, `shared{tenant="a"} 1`, `shared{tenant="b"} 2`}
+}
+
+// Expose fails t unless g gathers without an error and exposes exactly the
+// series want, as Series writes them, in any order.
+func Expose(t testing.TB, g prometheus.Gatherer, want ...string) {
+	t.Helper()
+	got, err := Series(g)
+	want = slices.Sorted(slices.Values(want))
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("exposed %q (gather error %v), want %q", got, err, want)
+	}
+}
+
+// Recorder stands in for the *testing.T that a helper is given: it records
+// what the helper reports.
+type Recorder struct {
+	Helpers int      // Helper calls
+	Errors  []string // Errorf calls, formatted
+}
+
+// Helper counts the call.
+func (r *Recorder) Helper() { r.Helpers++ }
+
+// Errorf records the error.
+func (r *Recorder) Errorf(format string, args ...any) {
+	r.Errors = append(r.Errors, fmt.Sprintf(format, args...))
+}
+
+// Check fails t unless r recorded exactly one error, containing every one of
+// want, or, when want is empty, none.
+func (r *Recorder) Check(t testing.TB, want ...string) {
+	t.Helper()
+	if len(want) == 0 {
+		if len(r.Errors) != 0 {
+			t.Errorf("reported %q, want nothing", r.Errors)
+		}
+		return
+	}
+	if len(r.Errors) != 1 {
+		t.Fatalf("reported %q, want one error", r.Errors)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.Errors[0], w) {
+			t.Errorf("reported %q, want it to contain %q", r.Errors[0], w)
+		}
+	}
+}

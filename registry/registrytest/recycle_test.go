@@ -1,0 +1,177 @@
+package registrytest_test
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/promscope/promscope/internal/promtest"
+	"github.com/promscope/promscope/lifecycle"
+	"github.com/promscope/promscope/registry"
+	"github.com/promscope/promscope/registry/registrytest"
+)
+
+var errUnreachable = errors.New("cluster unreachable")
+
+// component is what the constructors of the tests build: a scope, closed
+// with the component, whose Close returns err too.
+type component struct {
+	promtest.Component
+	scope *registry.Scope
+}
+
+func (c *component) Close() error { return errors.Join(c.Component.Close(), c.scope.Close()) }
+
+// careful is a constructor that closes its scope when it fails.
+func careful(reg prometheus.Registerer, fail bool) (_ *component, err error) {
+	scope := registry.NewScope(reg)
+	defer lifecycle.CloseOnError(&err, scope)
+	scope.MustRegister(promtest.Gauge("watcher_up", 1))
+	promauto.With(scope).NewGaugeVec(prometheus.GaugeOpts{Name: "watcher_objects", Help: "h"}, []string{"kind"})
+	if fail {
+		return nil, errUnreachable
+	}
+	return &component{scope: scope}, nil
+}
+
+func TestVerifyRecycle(t *testing.T) {
+	t.Run("passes for a constructor that cleans up, whether it fails or not, and closes each value it built", func(t *testing.T) {
+		var built []*component
+		var regs []prometheus.Registerer
+		var r promtest.Recorder
+		registrytest.VerifyRecycle(&r, 10, func(reg prometheus.Registerer) (*component, error) {
+			regs = append(regs, reg)
+			c, err := careful(reg, len(regs)%2 == 1)
+			if c != nil {
+				built = append(built, c)
+			}
+			return c, err
+		})
+		r.Check(t)
+		if len(regs) != 10 || len(built) != 5 {
+			t.Fatalf("build ran %d times and built %d values, want 10 and 5", len(regs), len(built))
+		}
+		for _, c := range built {
+			if c.Closes() != 1 {
+				t.Errorf("a value was closed %d times, want 1", c.Closes())
+			}
+		}
+		if s, ok := regs[0].(*registry.Scope); !ok || s.Len() != 0 || regs[9] != regs[0] {
+			t.Errorf("build got a %T, want the same empty *registry.Scope every round", regs[0])
+		}
+	})
+
+	t.Run("does not close a value returned together with an error, and runs all rounds of a clean failure", func(t *testing.T) {
+		c := &component{scope: registry.NewScope(nil)}
+		calls := 0
+		var r promtest.Recorder
+		registrytest.VerifyRecycle(&r, 3, func(prometheus.Registerer) (*component, error) {
+			calls++
+			return c, errUnreachable
+		})
+		r.Check(t)
+		if calls != 3 || c.Closes() != 0 {
+			t.Errorf("build ran %d times, the value was closed %d times; want 3 and 0", calls, c.Closes())
+		}
+	})
+
+	failures := []struct {
+		name string
+		// misbehave is what build does at round 2 of 3.
+		misbehave func(reg prometheus.Registerer) (*component, error)
+		want      []string
+	}{
+		{
+			name: "a constructor that forgets to close its scope when it fails, which it lists with where it was made",
+			misbehave: func(reg prometheus.Registerer) (*component, error) {
+				scope := registry.NewScope(reg, registry.WithName("watcher"))
+				scope.MustRegister(promtest.Gauge("watcher_up", 1))
+				return nil, errUnreachable
+			},
+			want: []string{`round 2 of 3: after build failed with "cluster unreachable": 1 metric families still exposed: watcher_up (1 series); owned by:`,
+				"\nwatcher (made at recycle_test.go:"},
+		},
+		{
+			name: "a component whose Close leaves a metric behind",
+			misbehave: func(reg prometheus.Registerer) (*component, error) {
+				reg.MustRegister(promtest.Gauge("watcher_up", 1))
+				return &component{scope: registry.NewScope(nil)}, nil
+			},
+			want: []string{"round 2 of 3: after a successful build and close", "watcher_up"},
+		},
+		{
+			name: "a constructor leaving an empty vector registered",
+			misbehave: func(reg prometheus.Registerer) (*component, error) {
+				promauto.With(reg).NewGaugeVec(prometheus.GaugeOpts{Name: "watcher_objects", Help: "h"}, []string{"kind"})
+				return nil, errUnreachable
+			},
+			want: []string{"still registered with no series: watcher_objects"},
+		},
+		{
+			name: "a constructor that hits an AlreadyRegisteredError, the mark of an earlier round's leak",
+			misbehave: func(reg prometheus.Registerer) (_ *component, err error) {
+				scope := registry.NewScope(reg)
+				defer lifecycle.CloseOnError(&err, scope)
+				scope.MustRegister(promtest.Gauge("watcher_up", 1))
+				return nil, scope.Register(promtest.Gauge("watcher_up", 2))
+			},
+			want: []string{"round 2 of 3: build hit a registration left from an earlier round"},
+		},
+		{
+			name: "a component whose Close fails",
+			misbehave: func(reg prometheus.Registerer) (*component, error) {
+				return &component{Component: promtest.Component{Err: io.ErrClosedPipe}, scope: registry.NewScope(reg)}, nil
+			},
+			want: []string{"round 2 of 3: close: io: read/write on closed pipe"},
+		},
+		{
+			name:      "a constructor that panics",
+			misbehave: func(prometheus.Registerer) (*component, error) { panic("nil map write") },
+			want:      []string{"round 2 of 3: build panicked: nil map write"},
+		},
+		{
+			name:      "a nil value returned with no error, whose Close panics",
+			misbehave: func(prometheus.Registerer) (*component, error) { return nil, nil },
+			want:      []string{"round 2 of 3: close panicked: runtime error"},
+		},
+	}
+	for _, tt := range failures {
+		t.Run("stops at the first bad round and names it, for "+tt.name, func(t *testing.T) {
+			round := 0
+			var r promtest.Recorder
+			registrytest.VerifyRecycle(&r, 3, func(reg prometheus.Registerer) (*component, error) {
+				round++
+				if round == 1 {
+					return careful(reg, false)
+				}
+				return tt.misbehave(reg)
+			})
+			r.Check(t, append(tt.want, "registrytest: ")...)
+			if round != 2 {
+				t.Errorf("build ran %d times, want 2: VerifyRecycle stops at the first failure", round)
+			}
+		})
+	}
+
+	for _, n := range []int{0, -2} {
+		t.Run("runs nothing for zero or fewer rounds", func(t *testing.T) {
+			var r promtest.Recorder
+			registrytest.VerifyRecycle(&r, n, func(prometheus.Registerer) (io.Closer, error) {
+				t.Error("build ran")
+				return nil, nil
+			})
+			r.Check(t)
+		})
+	}
+
+	t.Run("panics with the package prefix without a build function", func(t *testing.T) {
+		v := promtest.Panic(func() { registrytest.VerifyRecycle[io.Closer](&promtest.Recorder{}, 1, nil) })
+		if msg, ok := v.(string); !ok || !strings.HasPrefix(msg, "registrytest: ") {
+			t.Errorf("panicked with %#v", v)
+		}
+	})
+}

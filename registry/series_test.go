@@ -1,0 +1,97 @@
+package registry_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/internal/promtest"
+	"github.com/promscope/promscope/registry"
+)
+
+func TestDeleteOnClose(t *testing.T) {
+	// shared returns two vectors that components share, registered on reg
+	// directly, with series for two tenants.
+	shared := func(reg *prometheus.Registry) (*prometheus.CounterVec, *prometheus.GaugeVec) {
+		requests := promtest.CounterVec("requests_total", "tenant", "path")
+		queue := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "queue_depth", Help: "h"}, []string{"tenant"})
+		reg.MustRegister(requests, queue)
+		for _, tenant := range []string{"acme", "globex"} {
+			requests.WithLabelValues(tenant, "/a").Inc()
+			requests.WithLabelValues(tenant, "/b").Add(2)
+			queue.WithLabelValues(tenant).Set(5)
+		}
+		return requests, queue
+	}
+	globex := []string{`queue_depth{tenant="globex"} 5`, `requests_total{path="/a",tenant="globex"} 1`, `requests_total{path="/b",tenant="globex"} 2`}
+	tests := []struct {
+		name string
+		give func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels))
+		want []string
+	}{
+		{name: "on Close, only the matching series, whatever the scope's own labels", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+			s := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+			d(s, prometheus.Labels{"tenant": "acme"})
+			s.Close()
+		}, want: globex},
+		{name: "at once on a closed scope", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+			s := registry.NewScope(reg)
+			s.Close()
+			d(s, prometheus.Labels{"tenant": "acme"})
+		}, want: globex},
+		{name: "when the scope around a nested scope closes", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+			s := registry.NewScope(reg)
+			d(s.Child(), prometheus.Labels{"tenant": "acme"})
+			s.Close()
+		}, want: globex},
+		{name: "matching all labels together", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+			s := registry.NewScope(reg)
+			d(s, prometheus.Labels{"tenant": "acme", "path": "/a"})
+			s.Close()
+		}, want: append([]string{`queue_depth{tenant="acme"} 5`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)},
+		{name: "not before Close", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+			d(registry.NewScope(reg), prometheus.Labels{"tenant": "acme"})
+		}, want: append([]string{`queue_depth{tenant="acme"} 5`, `requests_total{path="/a",tenant="acme"} 1`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)},
+	}
+	for _, tt := range tests {
+		t.Run("deletes "+tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			requests, queue := shared(reg)
+			tt.give(reg, func(s *registry.Scope, l prometheus.Labels) { s.DeleteOnClose(l, requests, queue) })
+			promtest.Expose(t, reg, tt.want...)
+		})
+	}
+
+	vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "v", Help: "h"}, []string{"tenant"})
+	misuse := []struct {
+		name   string
+		labels prometheus.Labels
+		vecs   []registry.Deleter
+		want   string
+	}{
+		{name: "nil labels", vecs: []registry.Deleter{vec}, want: "registry: DeleteOnClose with no labels"},
+		{name: "empty labels", labels: prometheus.Labels{}, vecs: []registry.Deleter{vec}, want: "registry: DeleteOnClose with no labels"},
+		{name: "no vectors", labels: prometheus.Labels{"tenant": "a"}, want: "registry: DeleteOnClose needs at least one vector"},
+		{name: "a nil vector", labels: prometheus.Labels{"tenant": "a"}, vecs: []registry.Deleter{vec, nil}, want: "registry: DeleteOnClose: vector 1 is nil"},
+		{name: "a typed-nil vector", labels: prometheus.Labels{"tenant": "a"}, vecs: []registry.Deleter{(*prometheus.GaugeVec)(nil)}, want: "registry: DeleteOnClose: vector 0 is nil"},
+	}
+	for _, tt := range misuse {
+		t.Run("panics with a clear message on "+tt.name+", open or closed, and deletes nothing", func(t *testing.T) {
+			vec.WithLabelValues("a").Set(1)
+			for _, closed := range []bool{false, true} {
+				scope := registry.NewScope(nil)
+				if closed {
+					scope.Close()
+				}
+				if msg, ok := promtest.Panic(func() { scope.DeleteOnClose(tt.labels, tt.vecs...) }).(string); !ok || !strings.HasPrefix(msg, tt.want) {
+					t.Errorf("closed %v: panicked with %#v, want %q", closed, msg, tt.want)
+				}
+				scope.Close()
+			}
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(vec)
+			promtest.Expose(t, reg, `v{tenant="a"} 1`)
+		})
+	}
+}

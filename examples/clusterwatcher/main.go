@@ -1,3 +1,18 @@
+// Command clusterwatcher is a small multicluster controller whose metrics
+// come and go with the components that own them.
+//
+// For each link to a remote cluster, the controller keeps a watcher in a
+// [lifecycle.Slot]. The watcher's constructor registers gauges that read its
+// cache, then connects; when the connect fails, its scope is closed, so the
+// retry registers the same names cleanly. When a link is deleted, its scope
+// deletes its series from a vector that every link shares.
+//
+//	go run ./examples/clusterwatcher [-fail N] [-listen ADDR]
+//
+// tells the story of two links, east and west, where west's cluster fails
+// its first N connects (3 by default), and prints what /metrics serves of a
+// link after each event. With -listen it then serves /metrics and the
+// ownership page, /debug/scopes, on ADDR until interrupted.
 package main
 
 import (
@@ -6,342 +21,287 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
-	"go.uber.org/multierr"
+
+	"github.com/promscope/promscope/lifecycle"
+	"github.com/promscope/promscope/registry"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	var cfg config
+	flag.IntVar(&cfg.fail, "fail", 3, "connects to west's cluster that fail before one succeeds")
+	flag.StringVar(&cfg.listen, "listen", "", "after the story, serve /metrics and /debug/scopes on `ADDR` until interrupted")
+	flag.Parse()
 
-// run is the whole command: it parses args, plays the scenario, and returns
-// the exit status: 0 when the story held, 1 when it did not, 2 for bad flags.
-func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseFlags(args, stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		return 2
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return execute(ctx, cfg, prometheus.NewPedanticRegistry(), hooks{}, stdout, stderr)
+	err := run(ctx, os.Stdout, prometheus.NewRegistry(), cfg)
+	stop()
+	if err != nil {
+		log.Fatal(err)
+	}
 }
 
 // config is what the flags say.
 type config struct {
-	listen       string
-	failAttempts int
-	retry        time.Duration
-	links        int
-	verbose      bool
+	fail   int    // connects to west's cluster that fail before one succeeds
+	listen string // where to serve after the story; "" for nowhere
 }
 
-// Limits of the flags, which keep every loop of the program bounded.
-const (
-	maxFailAttempts = 1000
-	maxRetry        = time.Minute
-	maxLinks        = 100
-)
-
-const usageHead = `usage: clusterwatcher [flags]
-
-clusterwatcher plays a multicluster service-mirror story against fake target
-clusters on 127.0.0.1: links are added, one cluster fails its first connects
-and is retried, a link is updated and another deleted. At each step it shows
-what /metrics exposes, and checks that promscope keeps it right: no
-registration errors on retry, no series left of a deleted link.
-
-flags:
-`
-
-// parseFlags parses args. For bad flags it prints the problem and the usage
-// to stderr and returns an error; for -h it prints the usage and returns
-// flag.ErrHelp.
-func parseFlags(args []string, stderr io.Writer) (config, error) {
-	var cfg config
-	fs := flag.NewFlagSet("clusterwatcher", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.listen, "listen", "", "also serve /metrics on `ADDR` (such as 127.0.0.1:9100), and keep running until interrupted")
-	fs.IntVar(&cfg.failAttempts, "fail-attempts", 3, fmt.Sprintf("each flaky cluster fails its first `N` connects (0 to %d)", maxFailAttempts))
-	fs.DurationVar(&cfg.retry, "retry", 50*time.Millisecond, fmt.Sprintf("wait `DURATION` between attempts (0 to %v)", maxRetry))
-	fs.IntVar(&cfg.links, "links", 2, fmt.Sprintf("play the scenario with `N` links (2 to %d); every second one is flaky and deleted at the end", maxLinks))
-	fs.BoolVar(&cfg.verbose, "v", false, "verbose: log every request to the clusters and show every sample")
-	fs.Usage = func() {
-		_, _ = fmt.Fprint(fs.Output(), usageHead)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return cfg, err // fs has printed it, with the usage
-	}
-	var bad []string
-	if fs.NArg() > 0 {
-		bad = append(bad, fmt.Sprintf("unexpected arguments: %s", strings.Join(fs.Args(), " ")))
-	}
-	if cfg.failAttempts < 0 || cfg.failAttempts > maxFailAttempts {
-		bad = append(bad, fmt.Sprintf("-fail-attempts must be between 0 and %d, not %d", maxFailAttempts, cfg.failAttempts))
-	}
-	if cfg.retry < 0 || cfg.retry > maxRetry {
-		bad = append(bad, fmt.Sprintf("-retry must be between 0 and %v, not %v", maxRetry, cfg.retry))
-	}
-	if cfg.links < 2 || cfg.links > maxLinks {
-		bad = append(bad, fmt.Sprintf("-links must be between 2 and %d, not %d", maxLinks, cfg.links))
-	}
-	if len(bad) > 0 {
-		for _, b := range bad {
-			_, _ = fmt.Fprintf(stderr, "clusterwatcher: %s\n", b)
-		}
-		fs.Usage()
-		return cfg, errors.New(strings.Join(bad, "; "))
-	}
-	return cfg, nil
-}
-
-// hooks are the test-only knobs of a program; the command uses the zero
-// value.
-type hooks struct {
-	since   func(time.Time) time.Duration                  // probe latency; nil is time.Since
-	pace    func(ctx context.Context, cp checkpoint) error // called at each checkpoint; the scenario waits for it
-	timeout time.Duration                                  // bounds the scenario; 0 derives it from the config
-}
-
-// execute plays the scenario with the metrics in reg, serving them on
-// cfg.listen if set and then until ctx is done, and shuts down cleanly. It
-// returns the exit status.
-func execute(ctx context.Context, cfg config, reg *prometheus.Registry, h hooks, stdout, stderr io.Writer) int {
-	p, err := newProgram(cfg, reg, stdout, h)
+// run tells the story with the metrics in reg, printing to w; then, if
+// cfg.listen is set, it serves until ctx is done. It closes everything
+// before it returns, which leaves reg empty.
+func run(ctx context.Context, w io.Writer, reg *prometheus.Registry, cfg config) (err error) {
+	c, err := newController(reg)
 	if err != nil {
-		_, _ = fmt.Fprintf(stderr, "clusterwatcher: %v\n", err)
-		return 1
+		return err
 	}
-	if cfg.listen != "" {
-		ln, err := net.Listen("tcp", cfg.listen)
+	defer func() { err = errors.Join(err, c.Close()) }()
+	mux := newMux(reg, c.scope)
+	out := log.New(w, "", 0)
+
+	// tell prints what happened to a link, and what /metrics now serves of
+	// it.
+	tell := func(link, event string, err error) {
 		if err != nil {
-			_, _ = fmt.Fprintf(stderr, "clusterwatcher: serving /metrics: %v\n", multierr.Append(err, p.shutdownError()))
-			return 1
+			event += ": " + err.Error()
 		}
-		p.serveMetrics(ln)
-		p.log.printf("serving /metrics on http://%s/metrics\n", ln.Addr())
+		out.Printf("link %s %s", link, event)
+		lines := scrape(mux, link)
+		if len(lines) == 0 {
+			lines = []string{"(no series of " + link + ")"}
+		}
+		for _, line := range lines {
+			out.Printf("    %s", line)
+		}
 	}
-	story := p.runScenario(ctx)
-	if story == nil && cfg.listen != "" {
-		p.log.printf("the story held; still serving /metrics until interrupted (SIGINT or SIGTERM)\n")
-		<-ctx.Done()
-		p.log.printf("interrupted: shutting down\n")
+
+	out.Printf("west's cluster fails its first %d connects", cfg.fail)
+	tell("east", "added", c.add("east", fakeCluster(0, map[string]int{"web": 2, "api": 2, "db": 2})))
+	err = c.add("west", fakeCluster(cfg.fail, map[string]int{"web": 2, "api": 2}))
+	tell("west", "added", err)
+	// A real controller would requeue the link, and retry after a backoff.
+	for errors.Is(err, errUnreachable) {
+		err = c.sync("west")
+		tell("west", "retried", err)
 	}
-	removed, err := p.shutdown()
-	if err == nil {
-		p.log.printf("shutdown: removed %d %s, closed every scope; /metrics is empty\n", removed, plural(removed, "link", "links"))
+	tell("east", "updated", c.update("east", fakeCluster(0, map[string]int{"web": 2, "api": 2, "db": 2, "auth": 2})))
+	tell("west", "deleted", c.remove("west"))
+
+	if cfg.listen == "" {
+		return nil
 	}
-	if story != nil {
-		_, _ = fmt.Fprintf(stderr, "clusterwatcher: the story did not hold: %v\n", story)
-	}
+	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
-		_, _ = fmt.Fprintf(stderr, "clusterwatcher: shutdown: %v\n", err)
+		return err
 	}
-	if story != nil || err != nil {
-		return 1
-	}
-	return 0
+	out.Printf("serving http://%s/metrics and /debug/scopes until interrupted", ln.Addr())
+	return serve(ctx, ln, mux)
 }
 
-// requestTimeout bounds each request to a target cluster.
-const requestTimeout = 2 * time.Second
+// A cluster stands in for a remote cluster's API: connecting to it lists
+// its services, with the number of endpoints of each.
+type cluster func() (map[string]int, error)
 
-// maxAttempts is how many attempts a connect makes before giving up.
-func maxAttempts(cfg config) int { return cfg.failAttempts + 3 }
+// errUnreachable is what connecting to a cluster that is down fails with.
+var errUnreachable = errors.New("connection refused")
 
-// A program is the wiring: the registry it owns, the fake clusters, the
-// controller, its event source and the scenario's view of what happened.
-type program struct {
-	cfg    config
-	hooks  hooks
-	reg    *prometheus.Registry
-	log    *logger
-	client *http.Client
-	links  []*plannedLink
-	ctl    *controller
-	events chan linkEvent
-	ctlEnd chan controllerEnd // receives run's result
-
-	srv    *http.Server  // nil unless serveMetrics was called
-	served chan struct{} // closed when srv.Serve has returned
-
-	shutdownOnce sync.Once
-	removed      int   // set by shutdownOnce
-	shutdownErr  error // set by shutdownOnce
-
-	mu         sync.Mutex
-	linkStates map[string]*linkState // guarded by mu
-	changed    chan struct{}         // guarded by mu; closed and replaced on every report
-	problems   []error               // guarded by mu
-}
-
-type controllerEnd struct {
-	removed int
-	err     error
-}
-
-// newProgram starts the fake clusters and the controller, with the
-// controller's vectors registered in reg.
-func newProgram(cfg config, reg *prometheus.Registry, out io.Writer, h hooks) (*program, error) {
-	p := &program{
-		cfg:        cfg,
-		hooks:      h,
-		reg:        reg,
-		log:        &logger{w: out, verbose: cfg.verbose},
-		events:     make(chan linkEvent),
-		ctlEnd:     make(chan controllerEnd, 1),
-		linkStates: map[string]*linkState{},
-		changed:    make(chan struct{}),
-	}
-	p.client = &http.Client{
-		Timeout: requestTimeout,
-		// A fresh connection per request: the fake clusters count
-		// requests, and a transport retrying a request on a dropped
-		// keep-alive connection would make them count twice.
-		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
-	}
-	for i := range cfg.links {
-		l := &plannedLink{index: i, name: linkName(i), flaky: i%2 == 1}
-		services, fail := healthyServices, 0
-		if l.flaky {
-			services, fail = flakyServices, cfg.failAttempts
+// fakeCluster returns a cluster that fails its first failures connects, and
+// then lists services.
+func fakeCluster(failures int, services map[string]int) cluster {
+	return func() (map[string]int, error) {
+		if failures > 0 {
+			failures--
+			return nil, errUnreachable
 		}
-		t, err := startTarget(l.name, fail, servicesFor(i, services), p.log)
-		if err != nil {
-			return nil, multierr.Append(err, p.closeTargets())
-		}
-		l.target = t
-		p.links = append(p.links, l)
+		return services, nil
 	}
-	ctl, err := newController(reg, controllerOptions{
-		client:      p.client,
-		retry:       cfg.retry,
-		maxAttempts: maxAttempts(cfg),
-		since:       h.since,
-		notify:      p.observe,
-		debugf:      p.log.debugf,
-	})
+}
+
+// A watcher mirrors the services of a remote cluster into its cache, which
+// its gauges read. A real one would keep the cache up to date from a watch;
+// this one fills it once, when it connects.
+type watcher struct {
+	scope     *registry.Scope
+	services  atomic.Int64 // in the cache
+	endpoints atomic.Int64 // of those services
+}
+
+// newWatcher registers the watcher's gauges in a scope of its own on reg,
+// labelled with the cluster's name, and then connects. If anything fails,
+// the deferred CloseOnError closes the scope: the gauges are gone again, and
+// the next attempt registers the same names cleanly.
+func newWatcher(reg prometheus.Registerer, name string, connect cluster) (_ *watcher, err error) {
+	scope := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": name}))
+	defer lifecycle.CloseOnError(&err, scope)
+
+	w := &watcher{scope: scope}
+	for _, g := range []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "service_cache_size",
+			Help: "Services in the watcher's cache.",
+		}, func() float64 { return float64(w.services.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "endpoints_cache_size",
+			Help: "Endpoints of the services in the watcher's cache.",
+		}, func() float64 { return float64(w.endpoints.Load()) }),
+	} {
+		if err := scope.Register(g); err != nil {
+			return nil, err
+		}
+	}
+
+	services, err := connect()
 	if err != nil {
-		return nil, multierr.Append(err, p.closeTargets())
+		return nil, fmt.Errorf("connect to %s: %w", name, err)
 	}
-	p.ctl = ctl
-	go func() {
-		removed, err := ctl.run(p.events)
-		p.ctlEnd <- controllerEnd{removed, err}
-	}()
-	return p, nil
+	for _, endpoints := range services {
+		w.endpoints.Add(int64(endpoints))
+	}
+	w.services.Store(int64(len(services)))
+	return w, nil
 }
 
-// serveMetrics serves the registry's metrics at /metrics on ln until
-// shutdown.
-func (p *program) serveMetrics(ln net.Listener) {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(p.reg, promhttp.HandlerOpts{}))
-	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	p.served = make(chan struct{})
-	go func() {
-		defer close(p.served)
-		_ = p.srv.Serve(ln) // ErrServerClosed once shutdown runs
-	}()
+// Close removes the watcher's gauges.
+func (w *watcher) Close() error { return w.scope.Close() }
+
+// A controller keeps a watcher for each link to a remote cluster. It handles
+// one event at a time, as a controller's work queue would call it; scrapes
+// may run meanwhile.
+type controller struct {
+	scope    *registry.Scope        // the program's; every link's scope is nested in it
+	attempts *prometheus.CounterVec // connect attempts, by link and result; every link shares it
+	links    map[string]*link
 }
 
-// shutdown stops the controller, which closes every link's slot and scope and
-// then its own scope; then it stops the clusters and the metrics server, and
-// checks that the registry is empty. It returns how many links were still
-// there. A second call returns what the first did.
-func (p *program) shutdown() (removed int, err error) {
-	p.shutdownOnce.Do(func() {
-		close(p.events)
-		end := <-p.ctlEnd
-		p.removed, p.shutdownErr = end.removed, end.err
-		p.shutdownErr = multierr.Append(p.shutdownErr, p.closeTargets())
-		p.client.CloseIdleConnections()
-		if p.srv != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			p.shutdownErr = multierr.Append(p.shutdownErr, p.srv.Shutdown(ctx))
-			cancel()
-			<-p.served
-		}
-		mfs, err := p.reg.Gather()
-		p.shutdownErr = multierr.Append(p.shutdownErr, err)
-		if len(mfs) > 0 {
-			var left []string
-			for _, mf := range mfs {
-				left = append(left, mf.GetName())
-			}
-			p.shutdownErr = multierr.Append(p.shutdownErr, fmt.Errorf("every scope is closed, but /metrics still shows %s", strings.Join(left, ", ")))
-		}
+// A link is what the controller keeps of one remote cluster.
+type link struct {
+	scope   *registry.Scope           // deletes the link's series in attempts when it closes
+	slot    *lifecycle.Slot[*watcher] // the current watcher, if it is connected
+	connect cluster
+}
+
+// newController registers the vector that every link shares in the
+// program's scope on reg. The scope is named, so that errors and the
+// ownership page say whose each metric is, and logs a leak report if it is
+// dropped without Close. (A scope nested in one still open is held by it,
+// and never reported: the ownership page lists it instead.)
+func newController(reg prometheus.Registerer) (_ *controller, err error) {
+	scope := registry.NewScope(reg, registry.WithName("mirror"),
+		registry.WithLeakReport(func(l registry.Leak) { log.Printf("metrics leak: %v", l) }))
+	defer lifecycle.CloseOnError(&err, scope)
+
+	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "connect_attempts_total",
+		Help: "Attempts to connect a watcher to its remote cluster, by result.",
+	}, []string{"target_cluster_name", "result"})
+	if err := scope.Register(attempts); err != nil {
+		return nil, err
+	}
+	return &controller{scope: scope, attempts: attempts, links: map[string]*link{}}, nil
+}
+
+// add links a new remote cluster, in a scope named after it, and connects
+// its watcher.
+func (c *controller) add(name string, connect cluster) error {
+	scope := c.scope.Child(registry.WithName(name))
+	scope.DeleteOnClose(prometheus.Labels{"target_cluster_name": name}, c.attempts)
+	slot := lifecycle.NewSlot[*watcher](scope, registry.WithName("watcher"))
+	c.links[name] = &link{scope: scope, slot: slot, connect: connect}
+	return c.sync(name)
+}
+
+// sync builds the link's watcher anew in its slot: the slot closes the
+// current watcher first, so that the new one registers the same names, and
+// closes whatever a failed build left. A failed sync is retried by calling
+// sync again.
+func (c *controller) sync(name string) error {
+	l, ok := c.links[name]
+	if !ok {
+		return fmt.Errorf("no link to %s", name)
+	}
+	_, err := l.slot.Replace(func(scope *registry.Scope) (*watcher, error) {
+		return newWatcher(scope, name, l.connect)
 	})
-	return p.removed, p.shutdownErr
-}
-
-// shutdownError shuts down and returns only the error.
-func (p *program) shutdownError() error {
-	_, err := p.shutdown()
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	c.attempts.WithLabelValues(name, result).Inc()
 	return err
 }
 
-func (p *program) closeTargets() error {
-	ts := make([]*targetCluster, 0, len(p.links))
-	for _, l := range p.links {
-		ts = append(ts, l.target)
+// update points the link at its cluster anew, and rebuilds its watcher.
+func (c *controller) update(name string, connect cluster) error {
+	if l, ok := c.links[name]; ok {
+		l.connect = connect
 	}
-	return closeTargets(ts)
+	return c.sync(name)
 }
 
-// gather gathers the registry, recording a failure as a problem.
-func (p *program) gather() []*dto.MetricFamily {
-	mfs, err := p.reg.Gather()
-	if err != nil {
-		p.problem(fmt.Errorf("gathering /metrics: %w", err))
+// remove closes the link's watcher, then the link's scope, which deletes
+// the link's series from the shared vector.
+func (c *controller) remove(name string) error {
+	l, ok := c.links[name]
+	if !ok {
+		return nil
 	}
-	return mfs
+	delete(c.links, name)
+	return errors.Join(l.slot.Close(), l.scope.Close())
 }
 
-// timeout bounds the scenario.
-func (p *program) timeout() time.Duration {
-	if p.hooks.timeout > 0 {
-		return p.hooks.timeout
+// Close removes every link, then closes the program's scope.
+func (c *controller) Close() error {
+	var err error
+	for name := range c.links {
+		err = errors.Join(err, c.remove(name))
 	}
-	return scenarioTimeout(p.cfg)
+	return errors.Join(err, c.scope.Close())
 }
 
-// A logger writes the phased log, one whole line or block at a time.
-type logger struct {
-	mu      sync.Mutex
-	w       io.Writer
-	verbose bool
+// newMux serves the metrics in reg, and no others, at /metrics, and the
+// ownership page, which lists the program's open scopes with the metrics
+// each owns, at /debug/scopes.
+func newMux(reg prometheus.Gatherer, program *registry.Scope) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /debug/scopes", registry.Handler(program))
+	return mux
 }
 
-func (l *logger) printf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, _ = fmt.Fprintf(l.w, format, args...)
-}
-
-// lines writes lines as one block.
-func (l *logger) lines(lines []string) {
-	if len(lines) == 0 {
-		return
+// scrape returns the samples that h serves at /metrics about the link, as a
+// scraper sees them.
+func scrape(h http.Handler, link string) []string {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	var lines []string
+	for line := range strings.Lines(rec.Body.String()) {
+		if !strings.HasPrefix(line, "#") && strings.Contains(line, `="`+link+`"`) {
+			lines = append(lines, strings.TrimSuffix(line, "\n"))
+		}
 	}
-	l.printf("%s\n", strings.Join(lines, "\n"))
+	return lines
 }
 
-// debugf writes a line only with -v.
-func (l *logger) debugf(format string, args ...any) {
-	if l.verbose {
-		l.printf("    | "+format+"\n", args...)
+// serve serves h on ln until ctx is done.
+func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	// Close, not Shutdown: a scrape cut short is retried at the next one.
+	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })
+	defer stop()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
 	}
+	return nil
 }

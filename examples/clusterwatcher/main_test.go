@@ -1,154 +1,249 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"context"
-	"net"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
+
+	"github.com/promscope/promscope/internal/promtest"
+	"github.com/promscope/promscope/registry/registrytest"
 )
 
-// The program starts HTTP servers, a controller and a worker per link; every
-// test must end with all of them gone. goleak already ignores the goroutine
-// that os/signal starts for run's signal.NotifyContext, which lives as long
-// as the process.
+// serve starts goroutines, and so does registration; every test must end
+// with all of them gone.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// syncBuffer is a bytes.Buffer that the program may write while a test reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+// story is the story that run tells, one link event a step, with what the
+// registry exposes after it. The end-to-end test plays it too.
+var story = []struct {
+	name    string                  // what the step shows
+	give    func(*controller) error // the event
+	wantErr error                   // what the event's error wraps; nil for none
+	want    []string                // every sample the registry exposes after it
+}{
+	{
+		name: "a link whose cluster answers exposes its watcher's gauges",
+		give: func(c *controller) error {
+			return c.add("east", fakeCluster(0, map[string]int{"web": 2, "api": 2, "db": 2}))
+		},
+		want: []string{
+			`connect_attempts_total{result="ok",target_cluster_name="east"} 1`,
+			`endpoints_cache_size{cluster="east"} 6`,
+			`service_cache_size{cluster="east"} 3`,
+		},
+	},
+	{
+		name: "a link whose connect fails exposes its failed attempt and no gauge",
+		give: func(c *controller) error {
+			return c.add("west", fakeCluster(2, map[string]int{"web": 2, "api": 2}))
+		},
+		wantErr: errUnreachable,
+		want: []string{
+			`connect_attempts_total{result="error",target_cluster_name="west"} 1`,
+			`connect_attempts_total{result="ok",target_cluster_name="east"} 1`,
+			`endpoints_cache_size{cluster="east"} 6`,
+			`service_cache_size{cluster="east"} 3`,
+		},
+	},
+	{
+		name:    "a retry fails for the cluster, not for a registration",
+		give:    func(c *controller) error { return c.sync("west") },
+		wantErr: errUnreachable,
+		want: []string{
+			`connect_attempts_total{result="error",target_cluster_name="west"} 2`,
+			`connect_attempts_total{result="ok",target_cluster_name="east"} 1`,
+			`endpoints_cache_size{cluster="east"} 6`,
+			`service_cache_size{cluster="east"} 3`,
+		},
+	},
+	{
+		name: "the retry that connects registers the same gauges again",
+		give: func(c *controller) error { return c.sync("west") },
+		want: []string{
+			`connect_attempts_total{result="error",target_cluster_name="west"} 2`,
+			`connect_attempts_total{result="ok",target_cluster_name="east"} 1`,
+			`connect_attempts_total{result="ok",target_cluster_name="west"} 1`,
+			`endpoints_cache_size{cluster="east"} 6`,
+			`endpoints_cache_size{cluster="west"} 4`,
+			`service_cache_size{cluster="east"} 3`,
+			`service_cache_size{cluster="west"} 2`,
+		},
+	},
+	{
+		name: "an update rebuilds the watcher in its slot, with the new cache",
+		give: func(c *controller) error {
+			return c.update("east", fakeCluster(0, map[string]int{"web": 2, "api": 2, "db": 2, "auth": 2}))
+		},
+		want: []string{
+			`connect_attempts_total{result="error",target_cluster_name="west"} 2`,
+			`connect_attempts_total{result="ok",target_cluster_name="east"} 2`,
+			`connect_attempts_total{result="ok",target_cluster_name="west"} 1`,
+			`endpoints_cache_size{cluster="east"} 8`,
+			`endpoints_cache_size{cluster="west"} 4`,
+			`service_cache_size{cluster="east"} 4`,
+			`service_cache_size{cluster="west"} 2`,
+		},
+	},
+	{
+		name: "deleting a link leaves nothing of it and all of the other",
+		give: func(c *controller) error { return c.remove("west") },
+		want: []string{
+			`connect_attempts_total{result="ok",target_cluster_name="east"} 2`,
+			`endpoints_cache_size{cluster="east"} 8`,
+			`service_cache_size{cluster="east"} 4`,
+		},
+	},
+	{
+		name: "deleting the last link leaves the shared vector empty",
+		give: func(c *controller) error { return c.remove("east") },
+	},
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// waitForOutput polls out until it contains want, or fails t after timeout.
-func waitForOutput(t *testing.T, out *syncBuffer, want string, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !strings.Contains(out.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q in the output after %v:\n%s", want, timeout, out)
+func TestControllerKeepsTheRegistryRight(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	c, err := newController(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range story {
+		ok := t.Run(step.name, func(t *testing.T) {
+			if err := step.give(c); !errors.Is(err, step.wantErr) {
+				t.Fatalf("got error %v, want %v", err, step.wantErr)
+			}
+			got, err := promtest.Series(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, step.want) {
+				t.Errorf("the registry exposes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(step.want, "\n"))
+			}
+		})
+		if !ok {
+			break
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
+	t.Run("no watcher is left registered once every link is deleted", func(t *testing.T) {
+		registrytest.VerifyNone(t, reg, "connect_attempts_total")
+	})
+	t.Run("closing the controller leaves the registry empty", func(t *testing.T) {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
 }
 
-func TestRunRejectsBadFlags(t *testing.T) {
-	tests := []struct {
-		name string
-		give []string
-		want string
-	}{
-		{"an unknown flag", []string{"-nope"}, "flag provided but not defined: -nope"},
-		{"a malformed number", []string{"-links", "two"}, `invalid value "two" for flag -links`},
-		{"a malformed duration", []string{"-retry", "soon"}, `invalid value "soon" for flag -retry`},
-		{"a single link", []string{"-links", "1"}, "-links must be between 2 and 100, not 1"},
-		{"too many links", []string{"-links", "101"}, "-links must be between 2 and 100, not 101"},
-		{"negative fail attempts", []string{"-fail-attempts", "-1"}, "-fail-attempts must be between 0 and 1000, not -1"},
-		{"a negative retry", []string{"-retry", "-1s"}, "-retry must be between 0 and 1m0s, not -1s"},
-		{"a positional argument", []string{"east"}, "unexpected arguments: east"},
-	}
-	for _, tt := range tests {
-		t.Run("exits 2 with the usage for "+tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if got := run(tt.give, &stdout, &stderr); got != 2 {
-				t.Errorf("run(%q) = %d, want 2", tt.give, got)
+func TestWatcherIsRecycleSafe(t *testing.T) {
+	// The first five rounds fail to connect, the next five connect.
+	cluster := fakeCluster(5, map[string]int{"web": 2})
+	registrytest.VerifyRecycle(t, 10, func(reg prometheus.Registerer) (*watcher, error) {
+		return newWatcher(reg, "east", cluster)
+	})
+}
+
+func TestRunRetriesUntilTheClusterAnswers(t *testing.T) {
+	for _, give := range []int{0, 1, 1000} {
+		t.Run("after "+strconv.Itoa(give)+" failed connects", func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			var out strings.Builder
+			if err := run(t.Context(), &out, reg, config{fail: give}); err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(stderr.String(), tt.want) {
-				t.Errorf("stderr does not say %q:\n%s", tt.want, stderr.String())
+			if got := strings.Count(out.String(), "connect to west: connection refused"); got != give {
+				t.Errorf("run tells of %d failed connects, want %d:\n%s", got, give, out.String())
 			}
-			if !strings.Contains(stderr.String(), "usage: clusterwatcher [flags]") {
-				t.Errorf("stderr has no usage:\n%s", stderr.String())
+			if want := `service_cache_size{cluster="west"} 2`; !strings.Contains(out.String(), want) {
+				t.Errorf("run never shows %s:\n%s", want, out.String())
 			}
-			if stdout.Len() != 0 {
-				t.Errorf("stdout is not empty:\n%s", stdout.String())
-			}
+			registrytest.VerifyNone(t, reg)
 		})
 	}
 }
 
-func TestRunPrintsTheUsageForHelp(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if got := run([]string{"-h"}, &stdout, &stderr); got != 0 {
-		t.Errorf("run(-h) = %d, want 0", got)
-	}
-	for _, flag := range []string{"-listen ADDR", "-fail-attempts N", "-retry DURATION", "-links N", "-v"} {
-		if !strings.Contains(stderr.String(), flag) {
-			t.Errorf("the usage does not show %s:\n%s", flag, stderr.String())
+func TestRunServesUntilItsContextIsDone(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	r, w := io.Pipe()
+	ran := make(chan error, 1)
+	go func() {
+		ran <- run(ctx, w, reg, config{listen: "127.0.0.1:0"})
+		w.Close()
+	}()
+	var base string
+	serving := regexp.MustCompile(`^serving (http://\S+)/metrics`)
+	for lines := bufio.NewScanner(r); base == "" && lines.Scan(); {
+		if m := serving.FindStringSubmatch(lines.Text()); m != nil {
+			base = m[1]
 		}
 	}
-}
-
-func TestRunPlaysTheDefaultStory(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if got := run(nil, &stdout, &stderr); got != 0 {
-		t.Fatalf("run() = %d, want 0; stderr:\n%s\nstdout:\n%s", got, stderr.String(), stdout.String())
+	go io.Copy(io.Discard, r) // whatever run prints from now on
+	if base == "" {
+		t.Fatalf("run did not say where it serves: %v", <-ran)
 	}
-	out := stdout.String()
-	// The log tells the story in order.
-	for _, want := range []string{
-		"clusterwatcher: 2 links; west fails its first 3 connects; retry after 50ms",
-		"== link east added",
-		"east  attempt 1: connected: 3 services, 6 endpoints cached",
-		`/metrics: endpoint_repairs_total{target_cluster_name="east"} 0`,
-		"== link west added",
-		"west  attempt 1 failed: connect to 127.0.0.1:",
-		"503 Service Unavailable; retrying in 50ms",
-		"(no service_cache_size or endpoints_cache_size for west: the failed attempt's scope is closed)",
-		"west  attempt 2 failed: connect to 127.0.0.1:",
-		"west  attempt 3 failed: connect to 127.0.0.1:",
-		"west  attempt 4: connected: 2 services, 4 endpoints cached",
-		`service_cache_size{cluster="west"} 2`,
-		"== link east updated: its cluster serves one more service",
-		"east  watcher rebuilt in its slot (attempt 1): 4 services, 7 endpoints cached",
-		`service_cache_size{cluster="east"} 4`,
-		"== link west deleted",
-		"/metrics: no series of west left (it had 7, in 6 families)",
-		"/metrics: the 7 series of east are unchanged",
-		"summary: 2 links, 3 failed attempts, 1 link deleted with all its series, 0 registration errors: the story held",
-		"shutdown: removed 1 link, closed every scope; /metrics is empty",
-	} {
-		i := strings.Index(out, want)
-		if i < 0 {
-			t.Fatalf("the log does not say %q (or not in order):\n%s", want, stdout.String())
+
+	t.Run("/metrics shows what the story left", func(t *testing.T) {
+		var got []string
+		for line := range strings.Lines(get(t, base+"/metrics")) {
+			if !strings.HasPrefix(line, "#") {
+				got = append(got, strings.TrimSuffix(line, "\n"))
+			}
 		}
-		out = out[i+len(want):]
+		want := []string{
+			`connect_attempts_total{result="ok",target_cluster_name="east"} 2`,
+			`endpoints_cache_size{cluster="east"} 8`,
+			`service_cache_size{cluster="east"} 4`,
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("/metrics shows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("/debug/scopes names the scopes and where they were made", func(t *testing.T) {
+		got := regexp.MustCompile(`made at \w+\.go:\d+`).ReplaceAllString(get(t, base+"/debug/scopes"), "made at FILE:LINE")
+		want := `mirror (made at FILE:LINE): 1 collectors: connect_attempts_total
+  mirror/east (made at FILE:LINE): 0 collectors
+    mirror/east/watcher (made at FILE:LINE): 0 collectors
+      mirror/east/watcher{cluster="east"} (made at FILE:LINE): 2 collectors: service_cache_size, endpoints_cache_size
+`
+		if got != want {
+			t.Errorf("/debug/scopes shows\n%s\nwant\n%s", got, want)
+		}
+	})
+
+	cancel()
+	if err := <-ran; err != nil {
+		t.Errorf("run: %v", err)
 	}
-	if stderr.Len() != 0 {
-		t.Errorf("stderr is not empty:\n%s", stderr.String())
-	}
+	registrytest.VerifyNone(t, reg)
 }
 
-func TestExecuteFailsWhenItCannotListen(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	// Take a port, so that listening on it again fails.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// client keeps no idle connections, so that none outlive a test.
+var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
+// get returns the body of a GET of url, which must answer 200.
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := client.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	cfg := config{listen: ln.Addr().String(), failAttempts: 1, links: 2}
-	if got := execute(context.Background(), cfg, newTestRegistry(), hooks{}, &stdout, &stderr); got != 1 {
-		t.Errorf("execute = %d, want 1", got)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s, %v", url, resp.Status, err)
 	}
-	if want := "clusterwatcher: serving /metrics: listen tcp " + ln.Addr().String(); !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
-	}
+	return string(body)
 }

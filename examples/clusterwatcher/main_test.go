@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -152,6 +153,50 @@ func TestWatcherIsRecycleSafe(t *testing.T) {
 	registrytest.VerifyRecycle(t, 10, func(reg prometheus.Registerer) (*watcher, error) {
 		return newWatcher(reg, "east", cluster)
 	})
+}
+
+func TestRunTellsTheStoryOfTheReadme(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```text\n\\$ go run \\./examples/clusterwatcher\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no output of go run ./examples/clusterwatcher")
+	}
+	reg := prometheus.NewPedanticRegistry()
+	var out strings.Builder
+	if err := run(t.Context(), &out, reg, config{fail: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), string(m[1]); got != want {
+		t.Errorf("run prints\n%s\nbut the README shows\n%s", got, want)
+	}
+	registrytest.VerifyNone(t, reg)
+}
+
+func TestReadmeExcerptIsTheProgramsCode(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	program, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```go\n(// In examples/clusterwatcher.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no excerpt of examples/clusterwatcher")
+	}
+	lines := map[string]bool{}
+	for line := range strings.Lines(string(program)) {
+		lines[strings.TrimSpace(line)] = true
+	}
+	for line := range strings.Lines(string(m[1])) {
+		if line := strings.TrimSpace(line); !strings.HasPrefix(line, "//") && !lines[line] {
+			t.Errorf("the README's excerpt has a line that main.go does not: %s", line)
+		}
+	}
 }
 
 func TestRunRetriesUntilTheClusterAnswers(t *testing.T) {

@@ -298,8 +298,8 @@ func ExampleHandler() {
 	fmt.Print(rec.Body)
 	// Output:
 	// mirror: 0 collectors
-	//   mirror/east{cluster="east"}: 1 collectors: service_cache_size
-	//   mirror/west{cluster="west"}: 1 collectors: service_cache_size
+	//   mirror/east{cluster="east"}: 1 collector: service_cache_size
+	//   mirror/west{cluster="west"}: 1 collector: service_cache_size
 }
 
 // exampleDump prints each series g exposes as name{labels} value, or

@@ -60,7 +60,7 @@ func (s *Scope) writeTree(b *strings.Builder, depth int) {
 			if unchecked > 0 {
 				names = append(names, fmt.Sprintf("%d unchecked", unchecked))
 			}
-			fmt.Fprintf(b, ": %d collectors", s.st.n)
+			fmt.Fprintf(b, ": %d collector%s", s.st.n, map[bool]string{true: "s"}[s.st.n != 1])
 			if len(names) > 0 {
 				b.WriteString(": " + strings.Join(names, ", "))
 			}

@@ -40,10 +40,10 @@ func TestHandler(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		want := strings.Join([]string{
-			`mirror prefix="mirror_" (made at ` + rootAt + `): 1 collectors: mirror_links`,
+			`mirror prefix="mirror_" (made at ` + rootAt + `): 1 collector: mirror_links`,
 			`  mirror/east{cluster="east"} prefix="mirror_" (made at ` + eastAt + `): 2 collectors: mirror_service_cache_size, mirror_events_total`,
 			`  mirror/west{cluster="west"} prefix="mirror_" (made at ` + westAt + `): 0 collectors`,
-			`    mirror/west/probe{cluster="west"} prefix="mirror_" (made at ` + probeAt + `): 1 collectors: 1 unchecked`,
+			`    mirror/west/probe{cluster="west"} prefix="mirror_" (made at ` + probeAt + `): 1 collector: 1 unchecked`,
 		}, "\n") + "\n"
 		if got := string(body); got != want {
 			t.Errorf("the page is\n%s\nwant\n%s", got, want)

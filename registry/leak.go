@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/promscope/promscope/internal/describe"
 )
@@ -47,9 +48,17 @@ func reportLeak(l leakOf) {
 	l.report(Leak{Scope: l.st.label, Created: l.created, Metrics: slices.Compact(names)})
 }
 
-// caller returns "file.go:line" of the function skip frames above the caller
-// of caller.
-func caller(skip int) string {
-	_, file, line, _ := runtime.Caller(skip + 1) // the depth is fixed, so it is there
-	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
+// madeAt returns "file.go:line" of the call that made a scope: the first
+// caller outside packages registry and lifecycle, so that a scope a Slot
+// makes is said to be made where Replace was called.
+func madeAt() string {
+	pc := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(2, pc)])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "github.com/promscope/promscope/registry.") &&
+			!strings.HasPrefix(f.Function, "github.com/promscope/promscope/lifecycle.") || !more {
+			return fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+		}
+	}
 }

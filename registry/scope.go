@@ -73,17 +73,7 @@ type state struct {
 // scope's own: nothing is exposed anywhere, but registrations are checked
 // and refused as a registry would.
 func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
-	return newScope(parent, newOptions(opts), 2)
-}
-
-// Child returns a scope nested in s: it is NewScope(s, opts...).
-func (s *Scope) Child(opts ...Option) *Scope {
-	return newScope(s, newOptions(opts), 2)
-}
-
-// newScope is NewScope; skip is how many frames up the call that made the
-// scope is.
-func newScope(parent prometheus.Registerer, o options, skip int) *Scope {
+	o := newOptions(opts)
 	s := &Scope{name: o.name, report: o.report}
 	up, nested := parent.(*Scope)
 	if nested && up != nil {
@@ -101,13 +91,18 @@ func newScope(parent prometheus.Registerer, o options, skip int) *Scope {
 	}
 	s.st = &state{label: label(s.name, s.view)}
 	if s.report != nil {
-		s.created = caller(skip)
+		s.created = madeAt()
 		s.cleanup = runtime.AddCleanup(s, reportLeak, leakOf{report: s.report, created: s.created, st: s.st})
 	}
 	if s.up != nil {
 		s.up.adopt(s)
 	}
 	return s
+}
+
+// Child returns a scope nested in s: it is NewScope(s, opts...).
+func (s *Scope) Child(opts ...Option) *Scope {
+	return NewScope(s, opts...)
 }
 
 // adopt records the new scope c as nested in the scope whose state st is, or

@@ -66,7 +66,7 @@ func TestVerifyNone(t *testing.T) {
 			vec(registry.NewScope(program, registry.WithName("west")), "link_errors")
 			return program
 		}, want: []string{"registrytest: scope program: 1 metrics still registered with no series: link_errors",
-			"owned by:\nprogram: 0 collectors\n  program/west: 1 collectors: link_errors"}},
+			"owned by:\nprogram: 0 collectors\n  program/west: 1 collector: link_errors"}},
 		{name: "a gatherer that fails", give: func() prometheus.Gatherer {
 			return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return nil, errors.New("scrape refused") })
 		}, want: []string{"registrytest: gather failed: scrape refused"}},

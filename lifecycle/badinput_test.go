@@ -206,37 +206,6 @@ func TestBadInputMisuse(t *testing.T) {
 		}
 		e.check(t, "# HELP again Gauge again.\n# TYPE again gauge\nagain 0\n")
 	})
-
-	t.Run("CloseOnError with a nil error pointer panics", func(t *testing.T) {
-		v := badPanic(func() { lifecycle.CloseOnError(nil, &badComp{}) })
-		if msg, ok := v.(string); !ok || !strings.HasPrefix(msg, "lifecycle: ") {
-			t.Errorf("CloseOnError(nil, c) panicked with %#v, want a \"lifecycle: \" message", v)
-		}
-	})
-
-	nilClosers := []struct {
-		name string
-		give io.Closer
-	}{
-		{name: "a nil io.Closer", give: nil},
-		{name: "a typed-nil closer", give: (*badComp)(nil)},
-		{name: "a typed-nil scope", give: (*registry.Scope)(nil)},
-	}
-	for _, tt := range nilClosers {
-		t.Run("CloseOnError and Stack.Push ignore "+tt.name, func(t *testing.T) {
-			err := io.EOF
-			lifecycle.CloseOnError(&err, tt.give)
-			if err != io.EOF { //nolint:errorlint // the very error must be left alone
-				t.Errorf("CloseOnError changed the error to %v", err)
-			}
-			var s lifecycle.Stack
-			s.Push(tt.give)
-			s.PushFunc(nil)
-			if err := s.Close(); err != nil {
-				t.Errorf("Stack.Close = %v", err)
-			}
-		})
-	}
 }
 
 func TestBadInputSlotParents(t *testing.T) {

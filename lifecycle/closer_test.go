@@ -7,15 +7,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/multierr"
 
+	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/lifecycle"
 	"github.com/promscope/promscope/registry"
-	"github.com/promscope/promscope/registry/registrytest"
 )
 
 var (
@@ -23,317 +21,170 @@ var (
 	errClose   = errors.New("close: connection already reset")
 )
 
-// countingCloser counts its Close calls and returns err from each. Close
-// dereferences the receiver, so calling it on a nil pointer panics: a test
-// that passes a typed nil proves it was not called.
-type countingCloser struct {
-	calls atomic.Int32
-	err   error
-}
+// closerFunc is an io.Closer that runs itself: a component whose Close does
+// something promtest.Component cannot, such as note when it runs or panic.
+type closerFunc func() error
 
-func (c *countingCloser) Close() error {
-	c.calls.Add(1)
-	return c.err
-}
-
-// orderLog records the order in which cleanups ran. It is safe for
-// concurrent use.
-type orderLog struct {
-	mu      sync.Mutex
-	entries []string // guarded by mu
-}
-
-func (l *orderLog) add(entry string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.entries = append(l.entries, entry)
-}
-
-func (l *orderLog) get() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.entries)
-}
-
-// namedCloser logs its name when closed, and returns err.
-type namedCloser struct {
-	name string
-	log  *orderLog
-	err  error
-}
-
-func (c namedCloser) Close() error {
-	c.log.add(c.name)
-	return c.err
-}
+func (f closerFunc) Close() error { return f() }
 
 func TestCloseOnError(t *testing.T) {
-	t.Run("closes c and appends its error when the function fails", func(t *testing.T) {
-		c := &countingCloser{err: errClose}
-		err := func() (err error) {
-			defer lifecycle.CloseOnError(&err, c)
-			return errConnect
-		}()
-		if got := c.calls.Load(); got != 1 {
-			t.Errorf("Close called %d times, want 1", got)
+	tests := []struct {
+		name    string
+		give    io.Closer // a typed-nil *promtest.Component panics if closed
+		giveErr error     // what the function that defers CloseOnError returns
+		want    []error   // the errors it returns then, in order
+	}{
+		{
+			name:    "closes c and appends its error when the function fails",
+			give:    &promtest.Component{Err: errClose},
+			giveErr: errConnect,
+			want:    []error{errConnect, errClose},
+		},
+		{name: "closes c and returns the very error when Close succeeds", give: &promtest.Component{}, giveErr: errConnect, want: []error{errConnect}},
+		{name: "leaves c alone when the function succeeds", give: &promtest.Component{Err: errClose}},
+		{name: "does nothing for a nil closer", giveErr: errConnect, want: []error{errConnect}},
+		{name: "does nothing for a typed-nil closer", give: (*promtest.Component)(nil), giveErr: errConnect, want: []error{errConnect}},
+		{name: "does nothing for a typed-nil scope", give: (*registry.Scope)(nil), giveErr: errConnect, want: []error{errConnect}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := func() (err error) {
+				defer lifecycle.CloseOnError(&err, tt.give)
+				return tt.giveErr
+			}()
+			if got := multierr.Errors(err); !slices.Equal(got, tt.want) {
+				t.Errorf("err = %v, want the errors %v", err, tt.want)
+			}
+			for _, want := range tt.want {
+				if !errors.Is(err, want) {
+					t.Errorf("errors.Is(%v, %v) = false, want true", err, want)
+				}
+			}
+			if c, ok := tt.give.(*promtest.Component); ok && c != nil {
+				want := 0
+				if tt.giveErr != nil {
+					want = 1
+				}
+				if c.Closes() != want {
+					t.Errorf("Close called %d times, want %d", c.Closes(), want)
+				}
+			}
+		})
+	}
+
+	t.Run("panics with a lifecycle message when errp is nil, and closes nothing", func(t *testing.T) {
+		c := &promtest.Component{}
+		msg, _ := promtest.Panic(func() { lifecycle.CloseOnError(nil, c) }).(string)
+		if !strings.HasPrefix(msg, "lifecycle: ") {
+			t.Errorf("panic message = %q, want one starting %q", msg, "lifecycle: ")
 		}
-		if !errors.Is(err, errConnect) {
-			t.Errorf("errors.Is(%v, errConnect) = false, want true", err)
+		if c.Closes() != 0 {
+			t.Errorf("Close called %d times, want 0", c.Closes())
 		}
-		if !errors.Is(err, errClose) {
-			t.Errorf("errors.Is(%v, errClose) = false, want true", err)
+	})
+}
+
+func TestStack(t *testing.T) {
+	t.Run("runs every cleanup newest first, combines their errors, and runs nothing on a second Close", func(t *testing.T) {
+		errA, errC := errors.New("a failed"), errors.New("c failed")
+		var ran []string
+		note := func(name string, err error) func() error {
+			return func() error { ran = append(ran, name); return err }
 		}
-		if got := len(multierr.Errors(err)); got != 2 {
-			t.Errorf("err combines %d errors, want 2", got)
+		var s lifecycle.Stack // the zero value is ready
+		s.Push(closerFunc(note("a", errA)))
+		s.PushFunc(note("b", nil))
+		s.Push(closerFunc(note("c", errC)))
+		s.PushFunc(note("d", nil))
+		err := s.Close()
+		if want := []string{"d", "c", "b", "a"}; !slices.Equal(ran, want) {
+			t.Errorf("cleanups ran as %q, want %q", ran, want)
+		}
+		if got := len(multierr.Errors(err)); got != 2 || !errors.Is(err, errA) || !errors.Is(err, errC) {
+			t.Errorf("Close = %v (%d errors), want errA and errC", err, got)
+		}
+		if err := s.Close(); err != nil || len(ran) != 4 {
+			t.Errorf("second Close = %v and ran %q, want nil and nothing more", err, ran)
 		}
 	})
 
-	t.Run("keeps the original error alone when Close succeeds", func(t *testing.T) {
-		c := &countingCloser{}
-		err := func() (err error) {
-			defer lifecycle.CloseOnError(&err, c)
-			return errConnect
-		}()
-		if got := c.calls.Load(); got != 1 {
-			t.Errorf("Close called %d times, want 1", got)
+	t.Run("keeps unwinding past a cleanup that panics, and passes the panic on", func(t *testing.T) {
+		var ran []string
+		var s lifecycle.Stack
+		s.PushFunc(func() error { ran = append(ran, "first"); return nil })
+		s.PushFunc(func() error { panic("boom") })
+		s.PushFunc(func() error { ran = append(ran, "last"); return nil })
+		if v := promtest.Panic(func() { _ = s.Close() }); v != "boom" {
+			t.Errorf("Close panicked with %v, want the cleanup's panic", v)
 		}
-		if err != errConnect { //nolint:errorlint // The exact error must come back, not a wrapper of it.
-			t.Errorf("err = %v, want errConnect itself", err)
+		if want := []string{"last", "first"}; !slices.Equal(ran, want) {
+			t.Errorf("ran %q, want %q", ran, want)
 		}
-	})
-
-	t.Run("leaves c alone when the function succeeds", func(t *testing.T) {
-		c := &countingCloser{err: errClose}
-		err := func() (err error) {
-			defer lifecycle.CloseOnError(&err, c)
-			return nil
-		}()
-		if err != nil {
-			t.Errorf("err = %v, want nil", err)
-		}
-		if got := c.calls.Load(); got != 0 {
-			t.Errorf("Close called %d times, want 0", got)
-		}
-	})
-
-	t.Run("panics with a lifecycle message when errp is nil", func(t *testing.T) {
-		c := &countingCloser{}
-		msg := panicMessage(func() { lifecycle.CloseOnError(nil, c) })
-		if !strings.HasPrefix(msg, "lifecycle:") {
-			t.Errorf("panic message = %q, want one starting %q", msg, "lifecycle:")
-		}
-		if got := c.calls.Load(); got != 0 {
-			t.Errorf("Close called %d times, want 0", got)
+		if err := s.Close(); err != nil {
+			t.Errorf("second Close = %v, want nil", err)
 		}
 	})
 
 	tests := []struct {
 		name string
-		give io.Closer
+		push func(s *lifecycle.Stack, c *promtest.Component)
 	}{
-		{name: "does nothing for a nil closer", give: nil},
-		{name: "does nothing for a typed nil closer", give: (*countingCloser)(nil)},
+		{name: "Push", push: func(s *lifecycle.Stack, c *promtest.Component) { s.Push(c) }},
+		{name: "PushFunc", push: func(s *lifecycle.Stack, c *promtest.Component) { s.PushFunc(c.Close) }},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var err error
-			msg := panicMessage(func() {
-				err = func() (err error) {
-					defer lifecycle.CloseOnError(&err, tt.give)
-					return errConnect
-				}()
-			})
-			if msg != "" {
-				t.Fatalf("CloseOnError panicked: %s", msg)
+		t.Run(tt.name+" after Close runs the cleanup at once and the next Close reports its error", func(t *testing.T) {
+			var s lifecycle.Stack
+			if err := s.Close(); err != nil {
+				t.Fatalf("Close of an empty stack = %v, want nil", err)
 			}
-			if err != errConnect { //nolint:errorlint // The exact error must come back, not a wrapper of it.
-				t.Errorf("err = %v, want errConnect itself", err)
+			c := &promtest.Component{Err: errClose}
+			tt.push(&s, c)
+			if c.Closes() != 1 {
+				t.Fatalf("the cleanup ran %d times at once, want 1", c.Closes())
+			}
+			if err := s.Close(); !errors.Is(err, errClose) {
+				t.Errorf("next Close = %v, want the late cleanup's error", err)
+			}
+			if err := s.Close(); err != nil || c.Closes() != 1 {
+				t.Errorf("Close after that = %v, cleanup ran %d times; want nil, 1", err, c.Closes())
 			}
 		})
 	}
 
-	t.Run("removes what a failed constructor registered", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		build := func(fail bool) (_ *registry.Scope, err error) {
-			scope := registry.NewScope(reg)
-			defer lifecycle.CloseOnError(&err, scope)
-			if err := scope.Register(prometheus.NewGauge(prometheus.GaugeOpts{
-				Name: "constructor_up", Help: "Whether the constructor came up.",
-			})); err != nil {
-				return nil, err
-			}
-			if fail {
-				return nil, errConnect
-			}
-			return scope, nil
-		}
-		for range 3 {
-			if _, err := build(true); !errors.Is(err, errConnect) {
-				t.Fatalf("failing build returned %v, want errConnect", err)
-			}
-			registrytest.VerifyNone(t, reg)
-		}
-		scope, err := build(false)
-		if err != nil {
-			t.Fatalf("build after the failures: %v", err)
-		}
-		if err := scope.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		registrytest.VerifyNone(t, reg)
-	})
-}
-
-func TestStack(t *testing.T) {
-	t.Run("runs cleanups in the reverse order of Push and PushFunc", func(t *testing.T) {
-		var log orderLog
+	t.Run("ignores nil cleanups, before Close and after", func(t *testing.T) {
 		var s lifecycle.Stack
-		s.Push(namedCloser{name: "first", log: &log})
-		s.PushFunc(func() error { log.add("second"); return nil })
-		s.Push(namedCloser{name: "third", log: &log})
-		s.PushFunc(func() error { log.add("fourth"); return nil })
-		if err := s.Close(); err != nil {
-			t.Errorf("Close = %v, want nil", err)
-		}
-		want := []string{"fourth", "third", "second", "first"}
-		if got := log.get(); !slices.Equal(got, want) {
-			t.Errorf("cleanups ran as %q, want %q", got, want)
-		}
-	})
-
-	t.Run("runs every cleanup and combines the errors when some fail", func(t *testing.T) {
-		errA := errors.New("a failed")
-		errC := errors.New("c failed")
-		var log orderLog
-		var s lifecycle.Stack
-		s.Push(namedCloser{name: "a", log: &log, err: errA})
-		s.Push(namedCloser{name: "b", log: &log})
-		s.Push(namedCloser{name: "c", log: &log, err: errC})
-		s.Push(namedCloser{name: "d", log: &log})
-		err := s.Close()
-		want := []string{"d", "c", "b", "a"}
-		if got := log.get(); !slices.Equal(got, want) {
-			t.Errorf("cleanups ran as %q, want %q", got, want)
-		}
-		if got := len(multierr.Errors(err)); got != 2 {
-			t.Errorf("Close combined %d errors (%v), want 2", got, err)
-		}
-		for _, target := range []error{errA, errC} {
-			if !errors.Is(err, target) {
-				t.Errorf("errors.Is(%v, %v) = false, want true", err, target)
-			}
-		}
-	})
-
-	t.Run("runs nothing and returns nil on a second Close", func(t *testing.T) {
-		c := &countingCloser{err: errClose}
-		var s lifecycle.Stack
-		s.Push(c)
-		if err := s.Close(); !errors.Is(err, errClose) {
-			t.Errorf("first Close = %v, want errClose", err)
-		}
-		if err := s.Close(); err != nil {
-			t.Errorf("second Close = %v, want nil", err)
-		}
-		if got := c.calls.Load(); got != 1 {
-			t.Errorf("Close called %d times, want 1", got)
-		}
-	})
-
-	t.Run("runs a cleanup pushed after Close at once and reports it on the next Close", func(t *testing.T) {
-		errLate := errors.New("late cleanup failed")
-		tests := []struct {
-			name string
-			push func(s *lifecycle.Stack, c *countingCloser)
-		}{
-			{name: "Push", push: func(s *lifecycle.Stack, c *countingCloser) { s.Push(c) }},
-			{name: "PushFunc", push: func(s *lifecycle.Stack, c *countingCloser) { s.PushFunc(c.Close) }},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				var s lifecycle.Stack
-				if err := s.Close(); err != nil {
-					t.Fatalf("Close of an empty stack = %v, want nil", err)
-				}
-				c := &countingCloser{err: errLate}
-				tt.push(&s, c)
-				if got := c.calls.Load(); got != 1 {
-					t.Fatalf("after %s on a closed stack, Close called %d times, want 1", tt.name, got)
-				}
-				if err := s.Close(); !errors.Is(err, errLate) {
-					t.Errorf("next Close = %v, want the late cleanup's error", err)
-				}
-				if err := s.Close(); err != nil {
-					t.Errorf("Close after that = %v, want nil", err)
-				}
-				if got := c.calls.Load(); got != 1 {
-					t.Errorf("Close called %d times in all, want 1", got)
-				}
-			})
-		}
-	})
-
-	t.Run("ignores nil cleanups", func(t *testing.T) {
-		var s lifecycle.Stack
-		msg := panicMessage(func() {
+		for range 2 {
 			s.Push(nil)
-			s.Push((*countingCloser)(nil))
+			s.Push((*promtest.Component)(nil)) // its Close would panic
+			s.Push((*registry.Scope)(nil))
 			s.PushFunc(nil)
 			if err := s.Close(); err != nil {
 				t.Errorf("Close = %v, want nil", err)
 			}
-			// Nil cleanups are ignored after Close too, rather than run.
-			s.Push(nil)
-			s.Push((*countingCloser)(nil))
-			s.PushFunc(nil)
-			if err := s.Close(); err != nil {
-				t.Errorf("second Close = %v, want nil", err)
-			}
-		})
-		if msg != "" {
-			t.Errorf("a nil cleanup made the stack panic: %s", msg)
-		}
-	})
-
-	t.Run("works as a zero value", func(t *testing.T) {
-		var s lifecycle.Stack
-		if err := s.Close(); err != nil {
-			t.Errorf("Close of a zero Stack = %v, want nil", err)
-		}
-		s2 := new(lifecycle.Stack)
-		c := &countingCloser{}
-		s2.Push(c)
-		if err := s2.Close(); err != nil {
-			t.Errorf("Close = %v, want nil", err)
-		}
-		if got := c.calls.Load(); got != 1 {
-			t.Errorf("Close called %d times, want 1", got)
 		}
 	})
 
 	t.Run("loses no cleanup and no error under concurrent Push and Close", func(t *testing.T) {
 		const pushers, perPusher = 4, 50
 		var s lifecycle.Stack
-		closers := make([]*countingCloser, pushers*perPusher)
-		for i := range closers {
-			closers[i] = &countingCloser{err: fmt.Errorf("cleanup %d", i)}
+		cs := make([]*promtest.Component, pushers*perPusher)
+		for i := range cs {
+			cs[i] = &promtest.Component{Err: fmt.Errorf("cleanup %d", i)}
 		}
-
 		var (
-			errsMu sync.Mutex
-			errs   []error // guarded by errsMu
+			mu   sync.Mutex
+			errs []error // guarded by mu
 		)
 		collect := func(err error) {
-			errsMu.Lock()
-			defer errsMu.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
 			errs = append(errs, multierr.Errors(err)...)
 		}
-
 		var wg sync.WaitGroup
 		for p := range pushers {
 			wg.Go(func() {
-				for i := range perPusher {
-					c := closers[p*perPusher+i]
+				for i, c := range cs[p*perPusher : (p+1)*perPusher] {
 					if i%2 == 0 {
 						s.Push(c)
 					} else {
@@ -353,57 +204,13 @@ func TestStack(t *testing.T) {
 		// Cleanups pushed after the last of those Closes have run already;
 		// their errors wait for this one.
 		collect(s.Close())
-
-		for i, c := range closers {
-			if got := c.calls.Load(); got != 1 {
-				t.Errorf("cleanup %d ran %d times, want 1", i, got)
-			}
+		if len(errs) != len(cs) {
+			t.Errorf("Close calls returned %d errors in all, want %d", len(errs), len(cs))
 		}
-		if len(errs) != len(closers) {
-			t.Errorf("Close calls returned %d errors in all, want %d", len(errs), len(closers))
-		}
-		for i, c := range closers {
-			if !slices.Contains(errs, c.err) {
-				t.Errorf("the error of cleanup %d was lost", i)
+		for i, c := range cs {
+			if c.Closes() != 1 || !slices.Contains(errs, c.Err) {
+				t.Errorf("cleanup %d ran %d times, its error returned: %v; want once, returned", i, c.Closes(), slices.Contains(errs, c.Err))
 			}
 		}
 	})
-}
-
-// panicMessage runs f and returns what it panicked with, formatted, or "" if
-// it returned normally.
-func panicMessage(f func()) (msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg = fmt.Sprint(r)
-			if msg == "" {
-				msg = "(empty panic value)"
-			}
-		}
-	}()
-	f()
-	return ""
-}
-
-func TestStackKeepsUnwindingPastAPanic(t *testing.T) {
-	var s lifecycle.Stack
-	var ran []string
-	s.PushFunc(func() error { ran = append(ran, "first"); return nil })
-	s.PushFunc(func() error { panic("boom") })
-	s.PushFunc(func() error { ran = append(ran, "last"); return nil })
-
-	func() {
-		defer func() {
-			if r := recover(); r != "boom" {
-				t.Errorf("recovered %v, want the cleanup's panic", r)
-			}
-		}()
-		_ = s.Close()
-	}()
-	if want := []string{"last", "first"}; !slices.Equal(ran, want) {
-		t.Errorf("ran %v, want %v: every cleanup runs, newest first, even past a panic", ran, want)
-	}
-	if err := s.Close(); err != nil {
-		t.Errorf("second Close = %v, want nil", err)
-	}
 }

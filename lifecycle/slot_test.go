@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -784,4 +785,38 @@ func TestSlotConcurrentUse(t *testing.T) {
 		checkEmpty(t, slot)
 		registrytest.VerifyNone(t, reg)
 	})
+}
+
+// orderLog records the order in which cleanups ran. It is safe for
+// concurrent use.
+type orderLog struct {
+	mu      sync.Mutex
+	entries []string // guarded by mu
+}
+
+func (l *orderLog) add(entry string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, entry)
+}
+
+func (l *orderLog) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.entries)
+}
+
+// panicMessage runs f and returns what it panicked with, formatted, or "" if
+// it returned normally.
+func panicMessage(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+			if msg == "" {
+				msg = "(empty panic value)"
+			}
+		}
+	}()
+	f()
+	return ""
 }

@@ -3,543 +3,404 @@ package lifecycle_test
 import (
 	"errors"
 	"fmt"
-	"runtime"
+	"io"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
-	"go.uber.org/multierr"
 
-	"github.com/promscope/promscope/internal/describe"
+	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/lifecycle"
 	"github.com/promscope/promscope/registry"
-	"github.com/promscope/promscope/registry/registrytest"
 )
 
-// A part is the recycled component of the Slot tests. Every build registers
-// the same two metric names, so a leftover from an earlier build makes the
-// next one fail on a pedantic registry. Close logs "close <name>".
-type part struct {
-	name     string
-	log      *orderLog
-	closeErr error // returned by Close; set before the part is replaced
-	closes   atomic.Int32
-}
+// The other owner's gauge, which a slot must never touch, as exposed.
+const other = "other{} 42"
 
-func (p *part) Close() error {
-	p.closes.Add(1)
-	p.log.add("close " + p.name)
-	return p.closeErr
-}
-
-// newPart registers a part's metrics through reg: part_generation set to gen,
-// and part_events_total{kind="sync"} at 1.
-func newPart(reg prometheus.Registerer, name string, gen int, log *orderLog) (*part, error) {
-	generation := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "part_generation", Help: "Which build of the part is live.",
-	})
-	events := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "part_events_total", Help: "Events the part handled.",
-	}, []string{"kind"})
-	if err := reg.Register(generation); err != nil {
-		return nil, err
+// register registers, through scope, what generation gen of the tests'
+// component exposes: gen at gen, and jobs_total{kind="sync"} at 1.
+func register(scope *registry.Scope, gen int) error {
+	if err := scope.Register(promtest.Gauge("gen", float64(gen))); err != nil {
+		return err
 	}
-	if err := reg.Register(events); err != nil {
-		return nil, err
-	}
-	generation.Set(float64(gen))
-	events.WithLabelValues("sync").Inc()
-	return &part{name: name, log: log}, nil
+	jobs := promtest.CounterVec("jobs_total", "kind")
+	jobs.WithLabelValues("sync").Inc()
+	return scope.Register(jobs)
 }
 
-// buildPart returns a build function for Slot.Replace that logs
-// "build <name>" and then builds a part.
-func buildPart(log *orderLog, name string, gen int) func(*registry.Scope) (*part, error) {
-	return func(scope *registry.Scope) (*part, error) {
-		log.add("build " + name)
-		return newPart(scope, name, gen, log)
-	}
+// series is what register exposes for gen.
+func series(gen int) []string {
+	return []string{fmt.Sprintf("gen{} %d", gen), `jobs_total{kind="sync"} 1`}
 }
 
-// partExposition is what a registry holding one part of generation gen
-// exposes, in the text format.
-func partExposition(gen int) string {
-	return fmt.Sprintf(`
-# HELP part_events_total Events the part handled.
-# TYPE part_events_total counter
-part_events_total{kind="sync"} 1
-# HELP part_generation Which build of the part is live.
-# TYPE part_generation gauge
-part_generation %d
-`, gen)
+// build returns a build function that registers gen and returns c, with the
+// error of register.
+func build(gen int, c *promtest.Component) func(*registry.Scope) (*promtest.Component, error) {
+	return func(scope *registry.Scope) (*promtest.Component, error) { return c, register(scope, gen) }
 }
 
-// unregisterLog passes everything to the Registerer it embeds, and logs each
-// Unregister that removed something as "unregister <metric names>".
-type unregisterLog struct {
-	prometheus.Registerer
-	log *orderLog
-}
-
-func (r unregisterLog) Unregister(c prometheus.Collector) bool {
-	names := describe.Names(describe.Descs(c))
-	ok := r.Registerer.Unregister(c)
-	if ok {
-		r.log.add("unregister " + strings.Join(names, ","))
-	}
-	return ok
-}
-
-// mustReplace calls slot.Replace and fails the test if it returns an error.
-func mustReplace(t *testing.T, slot *lifecycle.Slot[*part], build func(*registry.Scope) (*part, error)) *part {
+// newSlot returns a parent run by script that holds the other owner's gauge,
+// and a slot on it holding first, generation 1.
+func newSlot(t *testing.T, script func(promtest.Call) promtest.Fault, opts ...registry.Option) (*promtest.Parent, *lifecycle.Slot[*promtest.Component], *promtest.Component) {
 	t.Helper()
-	v, err := slot.Replace(build)
-	if err != nil {
-		t.Fatalf("Replace: %v", err)
+	p := promtest.NewParent(script)
+	p.Reg.MustRegister(promtest.Gauge("other", 42))
+	slot := lifecycle.NewSlot[*promtest.Component](p, opts...)
+	first := &promtest.Component{Name: "first"}
+	if _, err := slot.Replace(build(1, first)); err != nil {
+		t.Fatalf("first Replace = %v", err)
 	}
-	if v == nil {
-		t.Fatal("Replace returned a nil value and no error")
-	}
-	return v
+	return p, slot, first
 }
 
-// checkEmpty fails the test unless slot reports no live value.
-func checkEmpty(t *testing.T, slot *lifecycle.Slot[*part]) {
+// newPanickySlot returns a slot on p holding a value whose Close panics.
+func newPanickySlot(t *testing.T, p *promtest.Parent) *lifecycle.Slot[io.Closer] {
 	t.Helper()
-	if v, ok := slot.Current(); ok || v != nil {
-		t.Errorf("Current() = %v, %v; want nil, false", v, ok)
+	slot := lifecycle.NewSlot[io.Closer](p)
+	if _, err := slot.Replace(func(scope *registry.Scope) (io.Closer, error) {
+		return closerFunc(func() error { panic("close exploded") }), register(scope, 1)
+	}); err != nil {
+		t.Fatalf("first Replace = %v", err)
+	}
+	return slot
+}
+
+// checkSeries fails t unless g exposes exactly want, in any order.
+func checkSeries(t *testing.T, g prometheus.Gatherer, want ...string) {
+	t.Helper()
+	got, err := promtest.Series(g)
+	if want = slices.Sorted(slices.Values(want)); err != nil || !slices.Equal(got, want) {
+		t.Errorf("exposed %q (gather error: %v), want %q", got, err, want)
 	}
 }
 
-// checkCurrent fails the test unless slot holds want.
-func checkCurrent(t *testing.T, slot *lifecycle.Slot[*part], want *part) {
+// checkEmpty fails t unless slot holds nothing.
+func checkEmpty[T io.Closer](t *testing.T, slot *lifecycle.Slot[T]) {
 	t.Helper()
-	if v, ok := slot.Current(); !ok || v != want {
-		t.Errorf("Current() = %v, %v; want %v, true", v, ok, want)
-	}
-}
-
-func checkExposes(t *testing.T, g prometheus.Gatherer, want string) {
-	t.Helper()
-	if err := testutil.GatherAndCompare(g, strings.NewReader(want)); err != nil {
-		t.Error(err)
-	}
-}
-
-func checkLog(t *testing.T, log *orderLog, want []string) {
-	t.Helper()
-	got := log.get()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("log =\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	if v, ok := slot.Current(); ok {
+		t.Errorf("Current() = %v, true; want an empty slot", v)
 	}
 }
 
 func TestSlotReplace(t *testing.T) {
-	t.Run("closes the current value and then its scope before build runs", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](unregisterLog{Registerer: reg, log: &log})
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		b := mustReplace(t, slot, func(scope *registry.Scope) (*part, error) {
-			log.add("build b")
-			// a's metrics must be gone from the parent already, so
-			// that b registers the same names cleanly.
-			registrytest.VerifyNone(t, reg)
-			return newPart(scope, "b", 2, &log)
-		})
-		checkLog(t, &log, []string{
-			"build a",
-			"close a",
-			"unregister part_events_total",
-			"unregister part_generation",
-			"build b",
-		})
-		if got := a.closes.Load(); got != 1 {
-			t.Errorf("a closed %d times, want 1", got)
-		}
-		checkCurrent(t, slot, b)
-		checkExposes(t, reg, partExposition(2))
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		registrytest.VerifyNone(t, reg)
-	})
-
-	t.Run("builds each value in a fresh scope with the slot's options", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg,
-			registry.WithPrefix("east_"),
-			registry.WithLabels(prometheus.Labels{"cluster": "east"}))
-		mustReplace(t, slot, buildPart(&log, "a", 1))
-		mustReplace(t, slot, buildPart(&log, "b", 2))
-		checkExposes(t, reg, `
-# HELP east_part_events_total Events the part handled.
-# TYPE east_part_events_total counter
-east_part_events_total{cluster="east",kind="sync"} 1
-# HELP east_part_generation Which build of the part is live.
-# TYPE east_part_generation gauge
-east_part_generation{cluster="east"} 2
-`)
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		registrytest.VerifyNone(t, reg)
-	})
-
-	t.Run("closes the fresh scope when build fails even if the constructor forgot to", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		v, err := slot.Replace(func(scope *registry.Scope) (*part, error) {
-			log.add("build b")
-			// Registers through the scope, then fails without
-			// cleaning up: the seed bug.
-			if _, err := newPart(scope, "b", 2, &log); err != nil {
-				return nil, err
+	tests := []struct {
+		name   string
+		script func(promtest.Call) promtest.Fault // the parent's; nil passes every call
+		opts   []registry.Option                  // the slot's
+		oldErr error                              // what the first instance's Close returns
+		// give builds the second instance, which is c if it returns one;
+		// nil stands for build(2, c).
+		give func(scope *registry.Scope, c *promtest.Component) (*promtest.Component, error)
+		// Replace's error: errors.Is finds each of wantErrs in it, or it
+		// starts with wantText; with neither, it is nil. wantUnregister
+		// is the metric of an UnregisterError in it.
+		wantErrs       []error
+		wantText       string
+		wantUnregister string
+		wantKept       bool
+		want           []string // exposed besides the other owner's gauge
+	}{
+		{name: "a build that succeeds", wantKept: true, want: series(2)},
+		{
+			name:     "a build on a slot with a prefix and labels",
+			opts:     []registry.Option{registry.WithPrefix("east_"), registry.WithLabels(prometheus.Labels{"cluster": "east"})},
+			wantKept: true,
+			want:     []string{`east_gen{cluster="east"} 2`, `east_jobs_total{cluster="east",kind="sync"} 1`},
+		},
+		{
+			name:     "a build that returns a nil value and no error",
+			give:     func(*registry.Scope, *promtest.Component) (*promtest.Component, error) { return nil, nil },
+			wantKept: true,
+		},
+		{
+			name: "a build that closes its own scope and succeeds",
+			give: func(scope *registry.Scope, c *promtest.Component) (*promtest.Component, error) {
+				return c, errors.Join(register(scope, 2), scope.Close())
+			},
+			wantKept: true,
+		},
+		{
+			name: "a build that registers and fails without cleaning up",
+			give: func(scope *registry.Scope, _ *promtest.Component) (*promtest.Component, error) {
+				return nil, errors.Join(register(scope, 2), errConnect)
+			},
+			wantErrs: []error{errConnect},
+		},
+		{
+			name:     "a build that returns a value together with an error",
+			give:     func(_ *registry.Scope, c *promtest.Component) (*promtest.Component, error) { return c, errConnect },
+			wantErrs: []error{errConnect},
+		},
+		{
+			name: "a build that registers an invalid metric name",
+			give: func(scope *registry.Scope, c *promtest.Component) (*promtest.Component, error) {
+				return c, scope.Register(promtest.Gauge("bad\xffname", 0))
+			},
+			wantText: prometheus.NewRegistry().Register(promtest.Gauge("bad\xffname", 0)).Error(),
+		},
+		{
+			name: "a build that registers the other owner's gauge",
+			give: func(scope *registry.Scope, c *promtest.Component) (*promtest.Component, error) {
+				return c, scope.Register(promtest.Gauge("other", 0))
+			},
+			wantText: "duplicate metrics collector registration attempted",
+		},
+		{
+			name:     "a failing build, over an instance whose Close fails",
+			oldErr:   errClose,
+			give:     func(*registry.Scope, *promtest.Component) (*promtest.Component, error) { return nil, errConnect },
+			wantErrs: []error{errConnect, errClose},
+		},
+		{
+			name:     "a build over an instance whose Close fails",
+			oldErr:   errClose,
+			wantErrs: []error{errClose},
+			wantKept: true,
+			want:     series(2),
+		},
+		{
+			name:     "a parent that fails to register the new jobs_total",
+			script:   promtest.On("register", "jobs_total", 2, promtest.Fail), // 0: first build, 1: its release's probe
+			wantErrs: []error{promtest.ErrInjected},
+		},
+		{
+			name:           "a parent that removes the old gen but says it did not",
+			script:         promtest.On("unregister", "gen", 0, promtest.LieRemoved),
+			wantErrs:       []error{registry.ErrNotRegistered},
+			wantUnregister: "gen",
+			wantKept:       true,
+			want:           series(2),
+		},
+		{
+			// The parent keeps the old gen, silenced, so the new instance
+			// cannot register gen either.
+			name:           "a parent that refuses to unregister the old gen",
+			script:         promtest.On("unregister", "gen", 0, promtest.Refuse),
+			wantErrs:       []error{registry.ErrNotRegistered},
+			wantUnregister: "gen",
+		},
+		{
+			name:           "a parent that fails the ownership probe for the old gen",
+			script:         promtest.On("register", "gen", 1, promtest.Fail),
+			wantErrs:       []error{registry.ErrNotRegistered, promtest.ErrInjected},
+			wantUnregister: "gen",
+		},
+	}
+	for _, tt := range tests {
+		t.Run("Replace with "+tt.name+" keeps only a successful build, and Close leaves only the other owner's metrics", func(t *testing.T) {
+			p, slot, first := newSlot(t, tt.script, tt.opts...)
+			first.Err = tt.oldErr
+			c := &promtest.Component{Name: "second"}
+			give := build(2, c)
+			if tt.give != nil {
+				give = func(scope *registry.Scope) (*promtest.Component, error) { return tt.give(scope, c) }
 			}
-			return nil, errConnect
-		})
-		if !errors.Is(err, errConnect) {
-			t.Errorf("Replace error = %v, want errConnect", err)
-		}
-		if v != nil {
-			t.Errorf("Replace returned %v with its error, want nil", v)
-		}
-		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
-		if got := a.closes.Load(); got != 1 {
-			t.Errorf("a closed %d times, want 1", got)
-		}
+			v, err := slot.Replace(give)
 
-		// The same names register cleanly afterwards.
-		c := mustReplace(t, slot, buildPart(&log, "c", 3))
-		checkCurrent(t, slot, c)
-		checkExposes(t, reg, partExposition(3))
-		checkLog(t, &log, []string{"build a", "close a", "build b", "build c"})
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		registrytest.VerifyNone(t, reg)
-	})
-
-	t.Run("neither keeps nor closes a value returned together with an error", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		var b *part
-		v, err := slot.Replace(func(scope *registry.Scope) (*part, error) {
-			var err error
-			if b, err = newPart(scope, "b", 1, &log); err != nil {
-				return nil, err
+			for _, want := range tt.wantErrs {
+				if !errors.Is(err, want) {
+					t.Errorf("Replace = %v, want it to wrap %q", err, want)
+				}
 			}
-			return b, errConnect
+			if tt.wantText != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantText)) {
+				t.Errorf("Replace = %v, want the parent's error %q", err, tt.wantText)
+			}
+			if len(tt.wantErrs) == 0 && tt.wantText == "" && err != nil {
+				t.Errorf("Replace = %v, want nil", err)
+			}
+			var ue *registry.UnregisterError
+			if got := errors.As(err, &ue); got != (tt.wantUnregister != "") || got && strings.Join(ue.Metrics, ",") != tt.wantUnregister {
+				t.Errorf("Replace = %v, want an UnregisterError for %q", err, tt.wantUnregister)
+			}
+			if first.Closes() != 1 {
+				t.Errorf("the first instance was closed %d times, want 1", first.Closes())
+			}
+			if cur, ok := slot.Current(); ok != tt.wantKept || cur != v || !tt.wantKept && v != nil {
+				t.Errorf("Current() = %v, %v; Replace returned %v; want kept: %v", cur, ok, v, tt.wantKept)
+			}
+			checkSeries(t, p.Reg, append(tt.want, other)...)
+
+			if err := slot.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+			want := 0 // a value returned with an error is the constructor's
+			if v != nil {
+				want = 1
+			}
+			if c.Closes() != want {
+				t.Errorf("the second instance was closed %d times, want %d", c.Closes(), want)
+			}
+			called := false
+			if _, err := slot.Replace(func(*registry.Scope) (*promtest.Component, error) { called = true; return nil, nil }); !errors.Is(err, lifecycle.ErrClosed) || called {
+				t.Errorf("Replace after Close = %v (build called: %v), want ErrClosed", err, called)
+			}
+			checkSeries(t, p.Reg, other)
 		})
-		if !errors.Is(err, errConnect) {
-			t.Errorf("Replace error = %v, want errConnect", err)
-		}
-		if v != nil {
-			t.Errorf("Replace returned %v with its error, want nil", v)
-		}
-		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if got := b.closes.Load(); got != 0 {
-			t.Errorf("the value returned with an error was closed %d times, want 0: the constructor owns it", got)
-		}
-	})
+	}
 
-	t.Run("combines build's error with the close error of the old value", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		a.closeErr = errClose
-		_, err := slot.Replace(func(*registry.Scope) (*part, error) { return nil, errConnect })
-		if !errors.Is(err, errConnect) {
-			t.Errorf("errors.Is(%v, errConnect) = false, want true", err)
-		}
-		if !errors.Is(err, errClose) {
-			t.Errorf("errors.Is(%v, errClose) = false, want true", err)
-		}
-		if got := len(multierr.Errors(err)); got != 2 {
-			t.Errorf("Replace combined %d errors (%v), want 2", got, err)
-		}
-		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
-	})
-
-	t.Run("keeps and returns the new value when only the old value fails to close", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		a.closeErr = errClose
-		var built *part
-		v, err := slot.Replace(func(scope *registry.Scope) (*part, error) {
-			var err error
-			built, err = newPart(scope, "b", 2, &log)
-			return built, err
+	t.Run("closes the current value, then its scope, before it builds the next", func(t *testing.T) {
+		var events []string
+		p := promtest.NewParent(func(c promtest.Call) promtest.Fault {
+			if c.Op == "unregister" {
+				events = append(events, "unregister "+c.Names)
+			}
+			return promtest.Pass
 		})
-		if !errors.Is(err, errClose) {
-			t.Errorf("Replace error = %v, want errClose", err)
+		slot := lifecycle.NewSlot[io.Closer](p)
+		for _, name := range []string{"a", "b"} {
+			if _, err := slot.Replace(func(scope *registry.Scope) (io.Closer, error) {
+				events = append(events, "build "+name)
+				return closerFunc(func() error { events = append(events, "close "+name); return nil }), scope.Register(promtest.Gauge("gen", 1))
+			}); err != nil {
+				t.Fatalf("Replace %s = %v", name, err)
+			}
 		}
-		if v == nil || v != built {
-			t.Errorf("Replace returned %v, want the new value %v", v, built)
+		if want := []string{"build a", "close a", "unregister gen", "build b"}; !slices.Equal(events, want) {
+			t.Errorf("events = %q, want %q", events, want)
 		}
-		checkCurrent(t, slot, built)
-		checkExposes(t, reg, partExposition(2))
 		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+			t.Errorf("Close = %v", err)
 		}
-		registrytest.VerifyNone(t, reg)
 	})
 
-	t.Run("closes the fresh scope and leaves the slot empty when build panics", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		msg := panicMessage(func() {
-			_, _ = slot.Replace(func(scope *registry.Scope) (*part, error) {
-				if _, err := newPart(scope, "b", 2, &log); err != nil {
-					t.Errorf("newPart: %v", err)
+	t.Run("panics on a nil build before it touches the current instance", func(t *testing.T) {
+		p, slot, first := newSlot(t, nil)
+		if msg, _ := promtest.Panic(func() { _, _ = slot.Replace(nil) }).(string); !strings.HasPrefix(msg, "lifecycle: ") {
+			t.Errorf("Replace(nil) panicked with %q, want a message starting %q", msg, "lifecycle: ")
+		}
+		if cur, ok := slot.Current(); !ok || cur != first || first.Closes() != 0 {
+			t.Errorf("Current() = %v, %v (first closed %d times), want the first instance untouched", cur, ok, first.Closes())
+		}
+		checkSeries(t, p.Reg, append(series(1), other)...)
+		if err := slot.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
+
+	t.Run("leaves the slot empty and usable, and nothing of the build registered, when build panics", func(t *testing.T) {
+		p, slot, first := newSlot(t, nil)
+		v := promtest.Panic(func() {
+			_, _ = slot.Replace(func(scope *registry.Scope) (*promtest.Component, error) {
+				if err := register(scope, 2); err != nil {
+					t.Errorf("register = %v", err)
 				}
 				panic("build exploded")
 			})
 		})
-		if msg != "build exploded" {
-			t.Errorf("Replace panicked with %q, want the panic of build", msg)
-		}
-		if got := a.closes.Load(); got != 1 {
-			t.Errorf("a closed %d times, want 1", got)
+		if v != "build exploded" || first.Closes() != 1 {
+			t.Errorf("Replace panicked with %v, first closed %d times; want the build's panic, 1", v, first.Closes())
 		}
 		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
-
-		// The slot is still usable: the panic released it.
-		c := mustReplace(t, slot, buildPart(&log, "c", 3))
-		checkCurrent(t, slot, c)
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+		checkSeries(t, p.Reg, other)
+		if _, err := slot.Replace(build(3, &promtest.Component{})); err != nil {
+			t.Errorf("Replace after the panic = %v", err)
 		}
-		registrytest.VerifyNone(t, reg)
+		checkSeries(t, p.Reg, append(series(3), other)...)
+		if err := slot.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
 	})
 
-	t.Run("closes the old scope and stays usable when the old value's Close panics", func(t *testing.T) {
-		// A controller that recovers panics in its reconcile loop keeps
-		// using the slot afterwards.
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		a.log = nil // a's Close now panics
+	t.Run("closes the old scope, calls no build and stays usable when the old value's Close panics", func(t *testing.T) {
+		// A controller that recovers panics in its reconcile loop goes on
+		// using the slot.
+		p := promtest.NewParent(nil)
+		slot := newPanickySlot(t, p)
 		called := false
-		msg := panicMessage(func() {
-			_, _ = slot.Replace(func(*registry.Scope) (*part, error) {
-				called = true
-				return nil, nil
-			})
+		v := promtest.Panic(func() {
+			_, _ = slot.Replace(func(*registry.Scope) (io.Closer, error) { called = true; return nil, nil })
 		})
-		if msg == "" {
-			t.Fatal("Replace did not pass on the panic of the old value's Close")
+		if v != "close exploded" || called {
+			t.Errorf("Replace panicked with %v (build called: %v), want the Close's panic and no build", v, called)
 		}
-		if called {
-			t.Error("Replace called build after the old value's Close panicked")
+		checkSeries(t, p.Reg)
+		checkEmpty(t, slot) // if the panic left the slot locked, this would never return
+		if _, err := slot.Replace(func(scope *registry.Scope) (io.Closer, error) { return build(2, &promtest.Component{})(scope) }); err != nil {
+			t.Errorf("Replace after the panic = %v", err)
 		}
-		registrytest.VerifyNone(t, reg)
-		// If the panic left the slot locked, Current would never return.
-		checkEmpty(t, slot)
-		c := mustReplace(t, slot, buildPart(&log, "c", 3))
-		checkCurrent(t, slot, c)
-		checkExposes(t, reg, partExposition(3))
+		checkSeries(t, p.Reg, series(2)...)
 		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+			t.Errorf("Close = %v", err)
 		}
-		registrytest.VerifyNone(t, reg)
-	})
-
-	t.Run("does not make Current wait for a build in progress", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-
-		entered := make(chan struct{})
-		release := make(chan struct{})
-		type result struct {
-			v   *part
-			err error
-		}
-		done := make(chan result)
-		go func() {
-			v, err := slot.Replace(func(scope *registry.Scope) (*part, error) {
-				close(entered)
-				<-release
-				return newPart(scope, "b", 2, &log)
-			})
-			done <- result{v, err}
-		}()
-
-		<-entered
-		// build is blocked until release is closed, which happens only
-		// after Current returns: if Current waited for the build, the
-		// test would never get past this line.
-		v, ok := slot.Current()
-		close(release)
-		if ok || v != nil {
-			t.Errorf("Current() during the build = %v, %v; want nil, false", v, ok)
-		}
-		if got := a.closes.Load(); got != 1 {
-			t.Errorf("during the build, the old value was closed %d times, want 1", got)
-		}
-
-		r := <-done
-		if r.err != nil {
-			t.Fatalf("Replace: %v", r.err)
-		}
-		checkCurrent(t, slot, r.v)
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		registrytest.VerifyNone(t, reg)
-	})
-
-	t.Run("runs concurrent calls one at a time", func(t *testing.T) {
-		const workers, rounds = 4, 10
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-
-		var active, overlaps atomic.Int32
-		var (
-			builtMu sync.Mutex
-			built   []*part // guarded by builtMu
-		)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				for i := range rounds {
-					_, err := slot.Replace(func(scope *registry.Scope) (*part, error) {
-						if active.Add(1) != 1 {
-							overlaps.Add(1)
-						}
-						defer active.Add(-1)
-						runtime.Gosched()
-						p, err := newPart(scope, fmt.Sprintf("w%d-%d", w, i), i, &log)
-						runtime.Gosched()
-						if err == nil {
-							builtMu.Lock()
-							built = append(built, p)
-							builtMu.Unlock()
-						}
-						return p, err
-					})
-					if err != nil {
-						t.Errorf("Replace: %v", err)
-					}
-				}
-			})
-		}
-		wg.Wait()
-
-		if got := overlaps.Load(); got != 0 {
-			t.Errorf("build ran concurrently with another build %d times", got)
-		}
-		if len(built) != workers*rounds {
-			t.Fatalf("%d builds succeeded, want %d", len(built), workers*rounds)
-		}
-		cur, ok := slot.Current()
-		if !ok {
-			t.Fatal("the slot is empty after the Replace calls")
-		}
-		for _, p := range built {
-			want := int32(1)
-			if p == cur {
-				want = 0
-			}
-			if got := p.closes.Load(); got != want {
-				t.Errorf("part %s closed %d times before the slot's Close, want %d", p.name, got, want)
-			}
-		}
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if got := cur.closes.Load(); got != 1 {
-			t.Errorf("the last part closed %d times, want 1", got)
-		}
-		registrytest.VerifyNone(t, reg)
 	})
 }
 
-func TestSlotClose(t *testing.T) {
-	t.Run("closes the current value and its scope", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](unregisterLog{Registerer: reg, log: &log})
-		mustReplace(t, slot, buildPart(&log, "a", 1))
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		checkLog(t, &log, []string{
-			"build a",
-			"close a",
-			"unregister part_events_total",
-			"unregister part_generation",
+func TestSlotCurrent(t *testing.T) {
+	tests := []struct {
+		name string
+		give func(promtest.Call) promtest.Fault
+	}{
+		{name: "while the parent blocks the close of the old instance", give: promtest.On("unregister", "gen", 0, promtest.Block)},
+		{name: "while the parent blocks the build of the new one", give: promtest.On("register", "gen", 2, promtest.Block)},
+	}
+	for _, tt := range tests {
+		t.Run("reports the slot empty without waiting "+tt.name, func(t *testing.T) {
+			p, slot, first := newSlot(t, tt.give)
+			done := make(chan error, 1)
+			go func() {
+				_, err := slot.Replace(build(2, &promtest.Component{}))
+				done <- err
+			}()
+			<-p.Entered
+			cur, ok := slot.Current() // if Current waited for Replace, this would never return
+			p.Release()
+			if ok || cur != nil || first.Closes() != 1 {
+				t.Errorf("Current() during Replace = %v, %v (first closed %d times); want empty, the first closed", cur, ok, first.Closes())
+			}
+			if err := <-done; err != nil {
+				t.Errorf("Replace = %v", err)
+			}
+			checkSeries(t, p.Reg, append(series(2), other)...)
+			if err := slot.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
 		})
-		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
-	})
+	}
+}
 
-	t.Run("returns the close error of the current value", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		a.closeErr = errClose
+func TestSlotClose(t *testing.T) {
+	t.Run("returns the value's close error, and nil the second time, as on an empty slot", func(t *testing.T) {
+		p, slot, first := newSlot(t, nil)
+		first.Err = errClose
 		if err := slot.Close(); !errors.Is(err, errClose) {
 			t.Errorf("Close = %v, want errClose", err)
 		}
+		if err := slot.Close(); err != nil || first.Closes() != 1 {
+			t.Errorf("second Close = %v, first closed %d times; want nil, 1", err, first.Closes())
+		}
 		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
+		checkSeries(t, p.Reg, other)
+		if err := lifecycle.NewSlot[*promtest.Component](p).Close(); err != nil {
+			t.Errorf("Close of an empty slot = %v", err)
+		}
 	})
 
-	t.Run("does nothing the second time", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		a.closeErr = errClose
-		if err := slot.Close(); !errors.Is(err, errClose) {
-			t.Errorf("first Close = %v, want errClose", err)
+	t.Run("reports a parent that refuses to unregister, and exposes nothing, though the parent still holds the identity", func(t *testing.T) {
+		p, slot, _ := newSlot(t, promtest.On("unregister", "jobs_total", -1, promtest.Refuse))
+		err := slot.Close()
+		var ue *registry.UnregisterError
+		if !errors.As(err, &ue) || !errors.Is(err, registry.ErrNotRegistered) || strings.Join(ue.Metrics, ",") != "jobs_total" {
+			t.Errorf("Close = %v, want an UnregisterError for jobs_total", err)
 		}
-		if err := slot.Close(); err != nil {
-			t.Errorf("second Close = %v, want nil", err)
-		}
-		if got := a.closes.Load(); got != 1 {
-			t.Errorf("a closed %d times, want 1", got)
+		checkEmpty(t, slot)
+		checkSeries(t, p.Reg, other)
+		if err := p.Reg.Register(promtest.CounterVec("jobs_total", "kind")); err == nil {
+			t.Error("the parent took an equal jobs_total, so it did let go of the identity")
 		}
 	})
 
 	t.Run("closes the scope and leaves the slot closed when the value's Close panics", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		a := mustReplace(t, slot, buildPart(&log, "a", 1))
-		a.log = nil // a's Close now panics
-		if msg := panicMessage(func() { _ = slot.Close() }); msg == "" {
-			t.Fatal("Close did not pass on the panic of the value's Close")
+		p := promtest.NewParent(nil)
+		slot := newPanickySlot(t, p)
+		if v := promtest.Panic(func() { _ = slot.Close() }); v != "close exploded" {
+			t.Fatalf("Close panicked with %v, want the value's panic", v)
 		}
-		registrytest.VerifyNone(t, reg)
+		checkSeries(t, p.Reg)
 		checkEmpty(t, slot)
-		if _, err := slot.Replace(buildPart(&log, "b", 2)); !errors.Is(err, lifecycle.ErrClosed) {
+		if _, err := slot.Replace(func(*registry.Scope) (io.Closer, error) { return nil, nil }); !errors.Is(err, lifecycle.ErrClosed) {
 			t.Errorf("Replace after Close = %v, want ErrClosed", err)
 		}
 		if err := slot.Close(); err != nil {
@@ -547,276 +408,85 @@ func TestSlotClose(t *testing.T) {
 		}
 	})
 
-	t.Run("returns nil on an empty slot", func(t *testing.T) {
-		slot := lifecycle.NewSlot[*part](prometheus.NewPedanticRegistry())
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close = %v, want nil", err)
+	t.Run("waits for a Replace in progress, and closes what it built", func(t *testing.T) {
+		p, slot, _ := newSlot(t, promtest.On("register", "gen", 2, promtest.Block))
+		c := &promtest.Component{}
+		replaced := make(chan error, 1)
+		go func() {
+			_, err := slot.Replace(build(2, c))
+			replaced <- err
+		}()
+		<-p.Entered
+		closed := make(chan error, 1)
+		go func() { closed <- slot.Close() }()
+		time.Sleep(20 * time.Millisecond) // for a Close that does not wait, time to return
+		if len(closed) != 0 {
+			t.Error("Close returned before the Replace in progress did")
 		}
-	})
-
-	t.Run("makes Replace return ErrClosed without calling build", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-		mustReplace(t, slot, buildPart(&log, "a", 1))
-		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+		p.Release()
+		if err := <-replaced; err != nil {
+			t.Errorf("Replace = %v", err)
 		}
-		called := false
-		v, err := slot.Replace(func(*registry.Scope) (*part, error) {
-			called = true
-			return nil, nil
-		})
-		if !errors.Is(err, lifecycle.ErrClosed) {
-			t.Errorf("Replace after Close = %v, want ErrClosed", err)
-		}
-		if v != nil {
-			t.Errorf("Replace after Close returned %v, want nil", v)
-		}
-		if called {
-			t.Error("Replace after Close called build")
+		if err := <-closed; err != nil || c.Closes() != 1 {
+			t.Errorf("Close = %v, the value built meanwhile closed %d times; want nil, 1", err, c.Closes())
 		}
 		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
+		checkSeries(t, p.Reg, other)
 	})
 
-	t.Run("waits for a Replace in progress and leaves nothing registered", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-
-		entered := make(chan struct{})
-		release := make(chan struct{})
-		var built *part // written by build, read after replaced
-		type result struct {
-			v   *part
-			err error
+	t.Run("does not wait for a Gather in flight, and the next Gather has nothing of the slot", func(t *testing.T) {
+		p, slot, _ := newSlot(t, nil)
+		entered, proceed := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		slow := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "slow", Help: promtest.Help("slow")}, func() float64 {
+			once.Do(func() { close(entered); <-proceed })
+			return 1
+		})
+		if _, err := slot.Replace(func(scope *registry.Scope) (*promtest.Component, error) {
+			return &promtest.Component{}, scope.Register(slow)
+		}); err != nil {
+			t.Fatal(err)
 		}
-		replaced := make(chan result)
+		gathered := make(chan error, 1)
 		go func() {
-			v, err := slot.Replace(func(scope *registry.Scope) (*part, error) {
-				close(entered)
-				<-release
-				var err error
-				built, err = newPart(scope, "b", 1, &log)
-				return built, err
-			})
-			replaced <- result{v, err}
+			_, err := p.Reg.Gather()
+			gathered <- err
 		}()
 		<-entered
-		closed := make(chan error)
-		go func() { closed <- slot.Close() }()
-		close(release)
-		r := <-replaced
-		cerr := <-closed
-
-		if cerr != nil {
-			t.Errorf("Close: %v", cerr)
-		}
-		switch {
-		case r.err == nil:
-			// Replace finished first; Close closed its value.
-			if r.v != built {
-				t.Errorf("Replace returned %v, want the built value %v", r.v, built)
-			}
-		case errors.Is(r.err, lifecycle.ErrClosed):
-			// Close won, and Replace closed what it had built.
-		default:
-			t.Errorf("Replace: %v", r.err)
-		}
-		if built == nil {
-			t.Fatal("build did not build")
-		}
-		if got := built.closes.Load(); got != 1 {
-			t.Errorf("the value built during Close was closed %d times, want 1", got)
-		}
-		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
-		if _, err := slot.Replace(buildPart(&log, "c", 2)); !errors.Is(err, lifecycle.ErrClosed) {
-			t.Errorf("Replace after Close = %v, want ErrClosed", err)
-		}
-	})
-}
-
-func TestSlotRecycleLoop(t *testing.T) {
-	t.Run("leaves nothing behind after 50 replacements of which every other one fails", func(t *testing.T) {
-		const n = 50
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-
-		var want []string
-		var last *part
-		for i := range n {
-			name := fmt.Sprintf("#%d", i)
-			fail := i%2 == 0
-			v, err := slot.Replace(func(scope *registry.Scope) (*part, error) {
-				log.add("build " + name)
-				// Whatever the previous round left must be gone.
-				registrytest.VerifyNone(t, reg)
-				p, err := newPart(scope, name, i, &log)
-				if err != nil {
-					return nil, err
-				}
-				if fail {
-					// The constructor fails after registering,
-					// and forgets its cleanup.
-					return nil, fmt.Errorf("build %s: %w", name, errConnect)
-				}
-				return p, nil
-			})
-
-			// What the slot must have done: close the value the previous
-			// round kept, then build.
-			if i%2 == 0 && i > 0 {
-				want = append(want, fmt.Sprintf("close #%d", i-1))
-			}
-			want = append(want, "build "+name)
-
-			if fail {
-				if !errors.Is(err, errConnect) {
-					t.Fatalf("round %d: Replace = %v, want errConnect", i, err)
-				}
-				checkEmpty(t, slot)
-				registrytest.VerifyNone(t, reg)
-				continue
-			}
-			if err != nil {
-				t.Fatalf("round %d: Replace: %v", i, err)
-			}
-			checkCurrent(t, slot, v)
-			checkExposes(t, reg, partExposition(i))
-			last = v
-		}
-
 		if err := slot.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+			t.Errorf("Close = %v", err)
 		}
-		want = append(want, fmt.Sprintf("close #%d", n-1))
-		if last == nil || last.name != fmt.Sprintf("#%d", n-1) {
-			t.Errorf("the last value kept is %v, want #%d", last, n-1)
+		close(proceed)
+		if err := <-gathered; err != nil {
+			t.Errorf("the Gather in flight = %v", err)
 		}
-		checkLog(t, &log, want)
-		registrytest.VerifyNone(t, reg)
+		checkSeries(t, p.Reg, other)
 	})
 }
 
-func TestSlotConcurrentUse(t *testing.T) {
-	t.Run("closes every value it kept exactly once under concurrent Replace, Current and Close", func(t *testing.T) {
-		const workers, rounds = 4, 30
-		reg := prometheus.NewPedanticRegistry()
-		var log orderLog
-		slot := lifecycle.NewSlot[*part](reg)
-
-		var (
-			builtMu sync.Mutex
-			built   []*part // guarded by builtMu
-		)
-		stop := make(chan struct{})
-		var readers sync.WaitGroup
-		readers.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if v, ok := slot.Current(); ok && v == nil {
-					t.Error("Current reported a live nil value")
-				}
-				runtime.Gosched()
+func TestNewSlot(t *testing.T) {
+	tests := []struct {
+		name string
+		give prometheus.Registerer
+	}{
+		{name: "a nil parent", give: nil},
+		{name: "a typed-nil *prometheus.Registry", give: (*prometheus.Registry)(nil)},
+	}
+	for _, tt := range tests {
+		t.Run("a slot on "+tt.name+" builds into scopes that register nowhere", func(t *testing.T) {
+			slot := lifecycle.NewSlot[*promtest.Component](tt.give)
+			var scope *registry.Scope
+			c := &promtest.Component{}
+			if _, err := slot.Replace(func(s *registry.Scope) (*promtest.Component, error) {
+				scope = s
+				return build(1, c)(s)
+			}); err != nil {
+				t.Fatalf("Replace = %v", err)
+			}
+			checkSeries(t, scope, series(1)...)
+			if err := slot.Close(); err != nil || c.Closes() != 1 || scope.Len() != 0 {
+				t.Errorf("Close = %v, the value closed %d times, the scope owns %d; want nil, 1, 0", err, c.Closes(), scope.Len())
 			}
 		})
-
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				for i := range rounds {
-					if w == 0 && i == rounds/2 {
-						if err := slot.Close(); err != nil {
-							t.Errorf("Close: %v", err)
-						}
-					}
-					fail := (w+i)%3 == 0
-					v, err := slot.Replace(func(scope *registry.Scope) (*part, error) {
-						p, err := newPart(scope, fmt.Sprintf("w%d-%d", w, i), i, &log)
-						if err != nil {
-							return nil, err
-						}
-						if fail {
-							return nil, errConnect
-						}
-						builtMu.Lock()
-						built = append(built, p)
-						builtMu.Unlock()
-						return p, nil
-					})
-					switch {
-					case err == nil:
-						if v == nil {
-							t.Error("Replace returned a nil value and no error")
-						}
-					case errors.Is(err, lifecycle.ErrClosed):
-					case fail && errors.Is(err, errConnect) && len(multierr.Errors(err)) == 1:
-					default:
-						t.Errorf("Replace: %v", err)
-					}
-					if v, ok := slot.Current(); ok && v == nil {
-						t.Error("Current reported a live nil value")
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(stop)
-		readers.Wait()
-
-		if err := slot.Close(); err != nil {
-			t.Errorf("final Close: %v", err)
-		}
-		if len(built) == 0 {
-			t.Fatal("no build succeeded")
-		}
-		for _, p := range built {
-			if got := p.closes.Load(); got != 1 {
-				t.Errorf("part %s closed %d times, want 1", p.name, got)
-			}
-		}
-		checkEmpty(t, slot)
-		registrytest.VerifyNone(t, reg)
-	})
-}
-
-// orderLog records the order in which cleanups ran. It is safe for
-// concurrent use.
-type orderLog struct {
-	mu      sync.Mutex
-	entries []string // guarded by mu
-}
-
-func (l *orderLog) add(entry string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.entries = append(l.entries, entry)
-}
-
-func (l *orderLog) get() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.entries)
-}
-
-// panicMessage runs f and returns what it panicked with, formatted, or "" if
-// it returned normally.
-func panicMessage(f func()) (msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg = fmt.Sprint(r)
-			if msg == "" {
-				msg = "(empty panic value)"
-			}
-		}
-	}()
-	f()
-	return ""
+	}
 }

@@ -2,30 +2,24 @@ package lifecycle_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/lifecycle"
 	"github.com/promscope/promscope/registry"
 	"github.com/promscope/promscope/registry/registrytest"
 )
 
-// stComp is one generation of a component in the stress test.
-type stComp struct {
-	gen    int64
-	ok     bool // its build succeeded
-	closes atomic.Int32
-}
-
-func (c *stComp) Close() error {
-	c.closes.Add(1)
-	return nil
-}
-
 var errStBuild = errors.New("the component failed to come up")
+
+// failing says whether the generation c stands for is one whose build fails.
+func failing(c *promtest.Component) bool { return strings.HasSuffix(c.Name, " (failing)") }
 
 func TestSlotStress(t *testing.T) {
 	t.Run("concurrent Replace, Current, Gather and Close keep one generation at most and leave nothing", func(t *testing.T) {
@@ -39,35 +33,37 @@ func TestSlotStress(t *testing.T) {
 			failingEvery = 3
 		)
 		reg := prometheus.NewPedanticRegistry()
-		other := prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Another owner's gauge."})
-		reg.MustRegister(other)
-		slot := lifecycle.NewSlot[*stComp](reg)
+		reg.MustRegister(promtest.Gauge("other", 42))
+		slot := lifecycle.NewSlot[*promtest.Component](reg)
 
 		var (
 			gens    atomic.Int64
 			calls   atomic.Int64
-			closing atomic.Bool // set before the Close
-			done    atomic.Bool // set after it
+			closing atomic.Bool  // set before the Close
+			done    atomic.Bool  // set after it
+			active  atomic.Int32 // builds running
 			mu      sync.Mutex
-			all     []*stComp // guarded by mu
+			all     []*promtest.Component // guarded by mu
 		)
-		build := func(scope *registry.Scope) (*stComp, error) {
-			c := &stComp{gen: gens.Add(1)}
+		build := func(scope *registry.Scope) (*promtest.Component, error) {
+			if active.Add(1) != 1 {
+				t.Error("two builds ran at once")
+			}
+			defer active.Add(-1)
+			gen := gens.Add(1)
+			c := &promtest.Component{Name: fmt.Sprint("generation ", gen)}
+			if gen%failingEvery == 0 {
+				c.Name += " (failing)"
+			}
 			mu.Lock()
 			all = append(all, c)
 			mu.Unlock()
-			g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "gen", Help: "Generation."})
-			g.Set(float64(c.gen))
-			if err := scope.Register(g); err != nil {
+			if err := register(scope, int(gen)); err != nil {
 				return c, err
 			}
-			if err := scope.Register(prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "Jobs."})); err != nil {
-				return c, err
-			}
-			if c.gen%failingEvery == 0 {
+			if failing(c) {
 				return c, errStBuild // the slot must not keep it, nor close it
 			}
-			c.ok = true
 			return c, nil
 		}
 
@@ -94,11 +90,11 @@ func TestSlotStress(t *testing.T) {
 						t.Errorf("Replace after Close = %v, %v, want ErrClosed", v, err)
 					case errors.Is(err, errStBuild):
 						if v != nil {
-							t.Errorf("Replace returned the value %d of a failed build", v.gen)
+							t.Errorf("Replace returned the value of a failed build, %s", v.Name)
 						}
 					case err != nil:
 						t.Errorf("Replace = %v", err)
-					case v == nil || !v.ok:
+					case v == nil || failing(v):
 						t.Errorf("Replace = %v, nil", v)
 					}
 				}
@@ -107,7 +103,7 @@ func TestSlotStress(t *testing.T) {
 		for range readers {
 			wg.Go(func() {
 				for range reads {
-					if v, ok := slot.Current(); ok && (v == nil || !v.ok) {
+					if v, ok := slot.Current(); ok && (v == nil || failing(v)) {
 						t.Errorf("Current() = %v, a value whose build failed", v)
 					}
 				}
@@ -115,14 +111,18 @@ func TestSlotStress(t *testing.T) {
 		}
 		wg.Go(func() {
 			for range gathers {
-				mfs, err := reg.Gather()
+				lines, err := promtest.Series(reg)
 				if err != nil {
 					t.Errorf("Gather = %v", err)
 				}
-				for _, mf := range mfs {
-					if mf.GetName() == "gen" && len(mf.GetMetric()) > 1 {
-						t.Errorf("%d generations exposed at once", len(mf.GetMetric()))
+				gens := 0
+				for _, l := range lines {
+					if strings.HasPrefix(l, "gen{") {
+						gens++
 					}
+				}
+				if gens > 1 {
+					t.Errorf("%d generations exposed at once: %q", gens, lines)
 				}
 			}
 		})
@@ -135,12 +135,12 @@ func TestSlotStress(t *testing.T) {
 			t.Errorf("second Close = %v", err)
 		}
 		for _, c := range all {
-			want := int32(0)
-			if c.ok {
-				want = 1
+			want := 1
+			if failing(c) {
+				want = 0
 			}
-			if got := c.closes.Load(); got != want {
-				t.Errorf("generation %d (built: %v) was closed %d times, want %d", c.gen, c.ok, got, want)
+			if c.Closes() != want {
+				t.Errorf("%s was closed %d times, want %d", c.Name, c.Closes(), want)
 			}
 		}
 		registrytest.VerifyNone(t, reg, "other")

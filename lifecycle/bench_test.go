@@ -6,25 +6,23 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/lifecycle"
 	"github.com/promscope/promscope/registry"
 )
 
-// benchWatcher is a component of 10 gauges, which benchBuild registers.
-type benchWatcher struct{}
-
-func (*benchWatcher) Close() error { return nil }
-
-// benchBuild returns a constructor of benchWatchers that registers gauges
-// through the scope it is given.
-func benchBuild(gauges []prometheus.Collector) func(*registry.Scope) (*benchWatcher, error) {
-	return func(scope *registry.Scope) (*benchWatcher, error) {
+// benchBuild returns a constructor of a component of 10 gauges, which it
+// registers through the scope it is given. Every build returns the same
+// component, so that a build allocates nothing of its own.
+func benchBuild(gauges []prometheus.Collector) func(*registry.Scope) (*promtest.Component, error) {
+	w := &promtest.Component{Name: "watcher"}
+	return func(scope *registry.Scope) (*promtest.Component, error) {
 		for _, g := range gauges {
 			if err := scope.Register(g); err != nil {
 				return nil, err
 			}
 		}
-		return &benchWatcher{}, nil
+		return w, nil
 	}
 }
 
@@ -60,7 +58,7 @@ func BenchmarkSlotReplace(b *testing.B) {
 		gauges, reg := benchSetup(b)
 		build := benchBuild(gauges)
 		var (
-			cur   *benchWatcher
+			cur   *promtest.Component
 			scope *registry.Scope
 		)
 		for b.Loop() {
@@ -90,7 +88,7 @@ func BenchmarkSlotReplace(b *testing.B) {
 	b.Run("impl=slot", func(b *testing.B) {
 		gauges, reg := benchSetup(b)
 		build := benchBuild(gauges)
-		slot := lifecycle.NewSlot[*benchWatcher](reg)
+		slot := lifecycle.NewSlot[*promtest.Component](reg)
 		for b.Loop() {
 			if _, err := slot.Replace(build); err != nil {
 				b.Fatal(err)

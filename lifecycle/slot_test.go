@@ -68,15 +68,6 @@ func newPanickySlot(t *testing.T, p *promtest.Parent) *lifecycle.Slot[io.Closer]
 	return slot
 }
 
-// checkSeries fails t unless g exposes exactly want, in any order.
-func checkSeries(t *testing.T, g prometheus.Gatherer, want ...string) {
-	t.Helper()
-	got, err := promtest.Series(g)
-	if want = slices.Sorted(slices.Values(want)); err != nil || !slices.Equal(got, want) {
-		t.Errorf("exposed %q (gather error: %v), want %q", got, err, want)
-	}
-}
-
 // checkEmpty fails t unless slot holds nothing.
 func checkEmpty[T io.Closer](t *testing.T, slot *lifecycle.Slot[T]) {
 	t.Helper()
@@ -221,7 +212,7 @@ func TestSlotReplace(t *testing.T) {
 			if cur, ok := slot.Current(); ok != tt.wantKept || cur != v || !tt.wantKept && v != nil {
 				t.Errorf("Current() = %v, %v; Replace returned %v; want kept: %v", cur, ok, v, tt.wantKept)
 			}
-			checkSeries(t, p.Reg, append(tt.want, other)...)
+			promtest.Expose(t, p.Reg, append(tt.want, other)...)
 
 			if err := slot.Close(); err != nil {
 				t.Errorf("Close = %v", err)
@@ -237,7 +228,7 @@ func TestSlotReplace(t *testing.T) {
 			if _, err := slot.Replace(func(*registry.Scope) (*promtest.Component, error) { called = true; return nil, nil }); !errors.Is(err, lifecycle.ErrClosed) || called {
 				t.Errorf("Replace after Close = %v (build called: %v), want ErrClosed", err, called)
 			}
-			checkSeries(t, p.Reg, other)
+			promtest.Expose(t, p.Reg, other)
 		})
 	}
 
@@ -274,7 +265,7 @@ func TestSlotReplace(t *testing.T) {
 		if cur, ok := slot.Current(); !ok || cur != first || first.Closes() != 0 {
 			t.Errorf("Current() = %v, %v (first closed %d times), want the first instance untouched", cur, ok, first.Closes())
 		}
-		checkSeries(t, p.Reg, append(series(1), other)...)
+		promtest.Expose(t, p.Reg, append(series(1), other)...)
 		if err := slot.Close(); err != nil {
 			t.Errorf("Close = %v", err)
 		}
@@ -294,11 +285,11 @@ func TestSlotReplace(t *testing.T) {
 			t.Errorf("Replace panicked with %v, first closed %d times; want the build's panic, 1", v, first.Closes())
 		}
 		checkEmpty(t, slot)
-		checkSeries(t, p.Reg, other)
+		promtest.Expose(t, p.Reg, other)
 		if _, err := slot.Replace(build(3, &promtest.Component{})); err != nil {
 			t.Errorf("Replace after the panic = %v", err)
 		}
-		checkSeries(t, p.Reg, append(series(3), other)...)
+		promtest.Expose(t, p.Reg, append(series(3), other)...)
 		if err := slot.Close(); err != nil {
 			t.Errorf("Close = %v", err)
 		}
@@ -316,12 +307,12 @@ func TestSlotReplace(t *testing.T) {
 		if v != "close exploded" || called {
 			t.Errorf("Replace panicked with %v (build called: %v), want the Close's panic and no build", v, called)
 		}
-		checkSeries(t, p.Reg)
+		promtest.Expose(t, p.Reg)
 		checkEmpty(t, slot) // if the panic left the slot locked, this would never return
 		if _, err := slot.Replace(func(scope *registry.Scope) (io.Closer, error) { return build(2, &promtest.Component{})(scope) }); err != nil {
 			t.Errorf("Replace after the panic = %v", err)
 		}
-		checkSeries(t, p.Reg, series(2)...)
+		promtest.Expose(t, p.Reg, series(2)...)
 		if err := slot.Close(); err != nil {
 			t.Errorf("Close = %v", err)
 		}
@@ -353,7 +344,7 @@ func TestSlotCurrent(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Errorf("Replace = %v", err)
 			}
-			checkSeries(t, p.Reg, append(series(2), other)...)
+			promtest.Expose(t, p.Reg, append(series(2), other)...)
 			if err := slot.Close(); err != nil {
 				t.Errorf("Close = %v", err)
 			}
@@ -372,7 +363,7 @@ func TestSlotClose(t *testing.T) {
 			t.Errorf("second Close = %v, first closed %d times; want nil, 1", err, first.Closes())
 		}
 		checkEmpty(t, slot)
-		checkSeries(t, p.Reg, other)
+		promtest.Expose(t, p.Reg, other)
 		if err := lifecycle.NewSlot[*promtest.Component](p).Close(); err != nil {
 			t.Errorf("Close of an empty slot = %v", err)
 		}
@@ -386,7 +377,7 @@ func TestSlotClose(t *testing.T) {
 			t.Errorf("Close = %v, want an UnregisterError for jobs_total", err)
 		}
 		checkEmpty(t, slot)
-		checkSeries(t, p.Reg, other)
+		promtest.Expose(t, p.Reg, other)
 		if err := p.Reg.Register(promtest.CounterVec("jobs_total", "kind")); err == nil {
 			t.Error("the parent took an equal jobs_total, so it did let go of the identity")
 		}
@@ -398,7 +389,7 @@ func TestSlotClose(t *testing.T) {
 		if v := promtest.Panic(func() { _ = slot.Close() }); v != "close exploded" {
 			t.Fatalf("Close panicked with %v, want the value's panic", v)
 		}
-		checkSeries(t, p.Reg)
+		promtest.Expose(t, p.Reg)
 		checkEmpty(t, slot)
 		if _, err := slot.Replace(func(*registry.Scope) (io.Closer, error) { return nil, nil }); !errors.Is(err, lifecycle.ErrClosed) {
 			t.Errorf("Replace after Close = %v, want ErrClosed", err)
@@ -431,7 +422,7 @@ func TestSlotClose(t *testing.T) {
 			t.Errorf("Close = %v, the value built meanwhile closed %d times; want nil, 1", err, c.Closes())
 		}
 		checkEmpty(t, slot)
-		checkSeries(t, p.Reg, other)
+		promtest.Expose(t, p.Reg, other)
 	})
 
 	t.Run("does not wait for a Gather in flight, and the next Gather has nothing of the slot", func(t *testing.T) {
@@ -460,7 +451,7 @@ func TestSlotClose(t *testing.T) {
 		if err := <-gathered; err != nil {
 			t.Errorf("the Gather in flight = %v", err)
 		}
-		checkSeries(t, p.Reg, other)
+		promtest.Expose(t, p.Reg, other)
 	})
 }
 
@@ -483,7 +474,7 @@ func TestNewSlot(t *testing.T) {
 			}); err != nil {
 				t.Fatalf("Replace = %v", err)
 			}
-			checkSeries(t, scope, series(1)...)
+			promtest.Expose(t, scope, series(1)...)
 			if err := slot.Close(); err != nil || c.Closes() != 1 || scope.Len() != 0 {
 				t.Errorf("Close = %v, the value closed %d times, the scope owns %d; want nil, 1, 0", err, c.Closes(), scope.Len())
 			}

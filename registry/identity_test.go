@@ -14,21 +14,6 @@ import (
 	"github.com/promscope/promscope/registry/registrytest"
 )
 
-// gauges is a collector of a slice type: its values cannot be compared.
-type gauges []prometheus.Gauge
-
-func (gs gauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, g := range gs {
-		g.Describe(ch)
-	}
-}
-
-func (gs gauges) Collect(ch chan<- prometheus.Metric) {
-	for _, g := range gs {
-		g.Collect(ch)
-	}
-}
-
 // holder is a collector of a comparable struct type whose values hold
 // something that cannot be compared: == on two of them panics.
 type holder struct{ inner prometheus.Collector }
@@ -129,7 +114,7 @@ func TestUnregisterFindsWhatClientGolangFinds(t *testing.T) {
 		},
 		{
 			name:     "a value whose type is comparable but whose content is not",
-			register: holder{inner: gauges{promtest.Gauge("a", 1), promtest.Gauge("b", 2)}},
+			register: holder{inner: promtest.Gauges{promtest.Gauge("a", 1), promtest.Gauge("b", 2)}},
 			give:     nil,
 			want:     true,
 		},
@@ -147,7 +132,7 @@ func TestUnregisterFindsWhatClientGolangFinds(t *testing.T) {
 		},
 		{
 			name:     "a value of a type that cannot be compared",
-			register: gauges{promtest.Gauge("a", 1)},
+			register: promtest.Gauges{promtest.Gauge("a", 1)},
 			give:     nil,
 			want:     true,
 		},

@@ -74,7 +74,17 @@ type state struct {
 // and refused as a registry would.
 func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	o := newOptions(opts)
-	s := &Scope{name: o.name, report: o.report}
+	// A scope is made in one allocation with its state and, for a root,
+	// its tree. With a leak report, both are objects of their own: the
+	// report reads the state once the Scope is garbage, and the scopes
+	// nested in a root refer to its tree, which must not hold it.
+	made := &struct {
+		Scope
+		st state
+		tr tree
+	}{}
+	s := &made.Scope
+	s.name, s.report, s.st = o.name, o.report, &made.st
 	up, nested := parent.(*Scope)
 	if nested && up != nil {
 		up.mustBeMade("NewScope")
@@ -87,9 +97,16 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 		if nilness.IsNil(parent) {
 			parent = prometheus.NewRegistry()
 		}
-		s.tree, s.view = &tree{reg: parent}, newView(nil, o)
+		s.tree, s.view = &made.tr, newView(nil, o)
+		if s.report != nil {
+			s.tree = &tree{}
+		}
+		s.tree.reg = parent
 	}
-	s.st = &state{label: label(s.name, s.view)}
+	if s.report != nil {
+		s.st = &state{}
+	}
+	s.st.label = label(s.name, s.view)
 	if s.report != nil {
 		s.created = madeAt()
 		s.cleanup = runtime.AddCleanup(s, reportLeak, leakOf{report: s.report, created: s.created, st: s.st})

@@ -1,0 +1,104 @@
+// Package metricleak defines an [analysis.Analyzer] that finds the
+// constructor leak: a function that registers Prometheus metrics and then
+// returns an error without undoing the registration.
+//
+// # Overview
+//
+// A constructor registers its metrics, then fails to connect and returns
+// nil and an error. Nobody can unregister what it registered: the caller
+// has no value to unregister through. The metrics stay in the registry, a
+// GaugeFunc keeps the failed component reachable, and the next attempt fails
+// with "duplicate metrics collector registration attempted". The analyzer
+// reports the return statement where this happens:
+//
+//	func NewWatcher(reg prometheus.Registerer) (*Watcher, error) {
+//		api, err := kube.NewAPI(reg) // registers gauges, hands them back in api
+//		if err != nil {
+//			return nil, err
+//		}
+//		if err := connect(); err != nil {
+//			return nil, err // reported
+//		}
+//		return &Watcher{api: api}, nil
+//	}
+//
+// with the message
+//
+//	service_cache_size registered at api.go:31 (via kube.NewAPI) stays
+//	registered when this returns an error: close its scope, or call
+//	(*API).UnregisterGauges, before returning
+//
+// The fix is to undo the registration on that path, or better, to register
+// through a promscope registry.Scope and close it with a deferred
+// lifecycle.CloseOnError.
+//
+// # Rules
+//
+// A registration is one of these calls:
+//
+//   - Register or MustRegister on any value with the methods of
+//     prometheus.Registerer (a *prometheus.Registry, a registry.Scope, a
+//     wrapper, the interface), and the package-level prometheus.Register and
+//     MustRegister, which use the default registry;
+//   - promauto.NewXxx (the default registry) and promauto.With(r).NewXxx;
+//   - a call to a function, of any package, known to register and to hand
+//     the registration to its caller: through a result that owns it, or
+//     through the registerer the caller passed in. Such a function carries a
+//     fact, so this works across packages.
+//
+// A registration is left behind at a return if the function has an error
+// result, the return may give a non-nil error, and some path leads from the
+// registration to the return on which it is neither undone nor handed on.
+// The owners of a registration are the collectors, the value a callee
+// handed back, the scope it went through, and whatever they are stored in,
+// captured by or pushed on. It is undone by
+//
+//   - Unregister of an owner, on any registerer;
+//   - a call, with an owner as receiver or argument, to a function that
+//     unregisters: one whose body unregisters what it was given, closes a
+//     scope, or calls such a function (a fact carries this across
+//     packages). A method of an interface, whose body cannot be seen, counts
+//     if it is named Close, Stop, Shutdown, Cleanup or Unregister-something;
+//   - closing an owned registry.Scope, lifecycle.Stack or lifecycle.Slot,
+//     directly, through lifecycle.CloseOnError, or through a closure or a
+//     method value that does, including one stored in a struct;
+//   - any of these deferred before the return, even if the deferred call
+//     only acts when the function fails;
+//
+// and handed on by
+//
+//   - returning an owner (in any result but the error);
+//   - storing it where it outlives the call: a field of a parameter or the
+//     receiver, a package variable, a captured variable, a map or a
+//     lifecycle.Stack that is one of these; sending it on a channel;
+//     starting a goroutine with it;
+//   - registering through a scope or registerer that the caller passed in
+//     as a *registry.Scope, or a collector the caller passed in or a package
+//     variable holds: the caller, or the program, owns those.
+//
+// A registration whose registerer is nil (promauto.With(nil)) or a registry
+// the function made itself with prometheus.NewRegistry is not a leak: the
+// registry goes away with what is in it. A Register call that returned an
+// error registered nothing, so the branch that returns that error is not
+// reported. Functions named init, the main function of a command, closures
+// within them and package-level variable initializers are not checked: what
+// they register lives as long as the process, and a failure there ends it.
+//
+// # Limitations
+//
+// The analysis follows values within one function and facts about callees
+// it can name statically. It does not know where a callee stores an owner
+// it is passed: passing an owner to a function is neither undoing nor
+// handing it on, except for lifecycle.Stack's Push and PushFunc. A
+// registerer that is an interface parameter is taken not to be a scope,
+// even if the caller passes one; declare the parameter as *registry.Scope
+// to say that the caller owns what is registered. Collectors held in a
+// package variable, or in a field of the receiver, are taken to be owned
+// by the program or the receiver, so registering them and failing is not
+// reported, though a retry may then fail with a duplicate registration.
+// Whether the error on a path is nil is judged from constants and from
+// the check of the registering call's own error; a return of an error
+// variable that is nil on that path, but not visibly so, may be reported.
+// Registrations through a function value or an interface method are not
+// seen.
+package metricleak

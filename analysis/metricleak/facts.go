@@ -1,0 +1,59 @@
+package metricleak
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// registersFact is exported for a function that registers metrics and hands
+// them to its caller: through the result that owns them, or through the
+// registerer its caller passed in. A call to such a function is a
+// registration in the caller, as if the caller had registered the metrics
+// itself.
+type registersFact struct {
+	// Result is the index of the result that owns the registrations (the
+	// collector itself, or a value holding it), or -1 if none does.
+	Result int
+	// Registerer is the index of the parameter, the receiver first, that
+	// the registrations go through, or -1 if they go elsewhere.
+	Registerer int
+	// Metrics are the fully-qualified names of the metrics registered,
+	// where constant.
+	Metrics []string
+	// Site is where the first registration is, as "file.go:line".
+	Site string
+}
+
+// AFact marks registersFact as an analysis fact.
+func (*registersFact) AFact() {}
+
+func (f *registersFact) String() string {
+	names := "metrics"
+	if len(f.Metrics) > 0 {
+		names = strings.Join(f.Metrics, ",")
+	}
+	return fmt.Sprintf("registers %s at %s (result %d, registerer %d)", names, f.Site, f.Result, f.Registerer)
+}
+
+// equal reports whether f and g say the same; the fixpoint over a package's
+// functions stops when no fact changes.
+func (f *registersFact) equal(g *registersFact) bool {
+	if f == nil || g == nil {
+		return f == g
+	}
+	return f.Result == g.Result && f.Registerer == g.Registerer && f.Site == g.Site &&
+		slices.Equal(f.Metrics, g.Metrics)
+}
+
+// unregistersFact is exported for a function that undoes registrations: it
+// unregisters a collector, closes a scope or a lifecycle stack or slot, or
+// calls a function that does. Calling it with the owner of a registration,
+// as receiver or argument, undoes that registration. This is how a method
+// like (*API).UnregisterGauges is recognised whatever its name.
+type unregistersFact struct{}
+
+// AFact marks unregistersFact as an analysis fact.
+func (*unregistersFact) AFact() {}
+
+func (*unregistersFact) String() string { return "unregisters" }

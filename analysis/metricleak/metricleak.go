@@ -1,0 +1,210 @@
+package metricleak
+
+import (
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Analyzer reports returns of an error that leave metrics registered
+// earlier in the same call behind. See the package documentation for the
+// rules.
+var Analyzer = &analysis.Analyzer{
+	Name: "metricleak",
+	Doc: `report error returns that leave registered Prometheus metrics behind
+
+A function with an error result that registers metrics (Register,
+MustRegister, promauto, or a call to a function that registers and hands the
+registration back) and then returns a non-nil error without unregistering
+them, closing their scope, or handing their owner on, leaves them in the
+registry: the next attempt fails with a duplicate registration, and a
+GaugeFunc keeps the failed component alive.`,
+	URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
+	Requires:  []*analysis.Analyzer{buildssa.Analyzer},
+	FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact)},
+	Run:       run,
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	info := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	c := &checker{
+		pass:      pass,
+		pkg:       info.Pkg,
+		registers: map[*ssa.Function]*registersFact{},
+		unreg:     map[*ssa.Function]bool{},
+	}
+	c.summarize(info.SrcFuncs)
+	for _, fn := range info.SrcFuncs {
+		if !exempt(fn) {
+			c.check(fn)
+		}
+	}
+	return nil, nil
+}
+
+// A checker holds what one pass learns about the package's functions.
+type checker struct {
+	pass      *analysis.Pass
+	pkg       *ssa.Package
+	registers map[*ssa.Function]*registersFact // this package's functions that register and hand on
+	unreg     map[*ssa.Function]bool           // memo of unregisters
+}
+
+// check reports the returns of fn that leave a registration behind.
+func (c *checker) check(fn *ssa.Function) {
+	rets := errorReturns(fn)
+	if len(rets) == 0 {
+		return
+	}
+	leaked := map[*ssa.Return][]*registration{}
+	for _, r := range c.registrations(fn) {
+		if r.handedAtOnce() {
+			continue
+		}
+		o := c.ownersOf(fn, r)
+		eff := c.effects(fn, o)
+		for _, ret := range rets {
+			if leaks(r, ret, o, eff) {
+				leaked[ret] = append(leaked[ret], r)
+			}
+		}
+	}
+	for _, ret := range rets {
+		if regs := leaked[ret]; len(regs) > 0 {
+			c.pass.Reportf(ret.Pos(), "%s", c.message(regs))
+		}
+	}
+}
+
+// summarize computes the registersFact of each function of the package,
+// repeating until none changes so that a function calling another of the
+// package, declared later, sees its fact; then exports the facts.
+func (c *checker) summarize(funcs []*ssa.Function) {
+	for range 8 {
+		changed := false
+		for _, fn := range funcs {
+			f := c.summary(fn)
+			if !f.equal(c.registers[fn]) {
+				c.registers[fn] = f
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for _, fn := range funcs {
+		obj, ok := fn.Object().(*types.Func)
+		if !ok || fn.Parent() != nil {
+			continue
+		}
+		if f := c.registers[fn]; f != nil {
+			c.pass.ExportObjectFact(obj, f)
+		}
+		if c.unregisters(fn) {
+			c.pass.ExportObjectFact(obj, new(unregistersFact))
+		}
+	}
+}
+
+// summary returns the registersFact fn deserves, or nil: some registration
+// in fn reaches a return, without being undone on the way, that hands its
+// owner back through a result, or it went through a registerer parameter.
+func (c *checker) summary(fn *ssa.Function) *registersFact {
+	var f *registersFact
+	for _, r := range c.registrations(fn) {
+		o := c.ownersOf(fn, r)
+		eff := c.effects(fn, o)
+		regParam := paramIndex(fn, r.registerer)
+		for _, ret := range returnsIn(fn) {
+			res := returnsOwned(ret, o)
+			if res < 0 && regParam < 0 {
+				continue
+			}
+			if !reaches(r, ret, func(instr ssa.Instruction) bool { return eff[instr] == undoes }) {
+				continue
+			}
+			if f == nil {
+				f = &registersFact{Result: -1, Registerer: -1, Site: r.siteString(c.pass.Fset)}
+			}
+			if res >= 0 && (f.Result < 0 || res < f.Result) {
+				f.Result = res
+			}
+			if regParam >= 0 && f.Registerer < 0 {
+				f.Registerer = regParam
+			}
+			f.Metrics = appendNew(f.Metrics, r.metrics...)
+		}
+	}
+	return f
+}
+
+// registersOf returns the registersFact of a callee: from this package's
+// summaries, or imported.
+func (c *checker) registersOf(fn *ssa.Function) *registersFact {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if fn.Pkg == c.pkg {
+		return c.registers[fn]
+	}
+	obj, ok := fn.Object().(*types.Func)
+	if !ok {
+		return nil
+	}
+	f := new(registersFact)
+	if !c.pass.ImportObjectFact(obj, f) {
+		return nil
+	}
+	return f
+}
+
+// paramIndex is the index of v among fn's parameters (the receiver first),
+// or -1.
+func paramIndex(fn *ssa.Function, v ssa.Value) int {
+	for i, p := range fn.Params {
+		if p == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// exempt reports whether fn is, or is a closure within, a package's init
+// function or the main function of a command: what they register lives as
+// long as the process, and a failure there ends it.
+func exempt(fn *ssa.Function) bool {
+	for fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	if fn.Signature.Recv() != nil {
+		return false
+	}
+	name := fn.Name()
+	if name == "init" || strings.HasPrefix(name, "init#") {
+		return true
+	}
+	return name == "main" && fn.Pkg != nil && fn.Pkg.Pkg.Name() == "main"
+}
+
+// appendNew appends the elements of add that list lacks.
+func appendNew(list []string, add ...string) []string {
+	for _, s := range add {
+		if !contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+func contains(list []string, s string) bool {
+	for _, t := range list {
+		if t == s {
+			return true
+		}
+	}
+	return false
+}

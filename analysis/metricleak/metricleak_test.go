@@ -1,0 +1,27 @@
+package metricleak_test
+
+import (
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/promscope/promscope/analysis/metricleak"
+)
+
+// TestAnalyzer runs the analyzer over one testdata package per rule. Each
+// package holds the reported cases, with the expected message in a want
+// comment on the return, and the silent ones beside them; want comments on
+// function declarations check the facts carried across packages.
+func TestAnalyzer(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		pkg  string
+	}{
+		{"a constructor of another package hands its registrations over through a fact", "kube"},
+		{"the original bug is reported at the return, and its fix is not", "mirror"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, tt.pkg)
+		})
+	}
+}

@@ -1,0 +1,236 @@
+package metricleak
+
+import (
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// An ownerSet answers, for one registration, which values carry it. Handing
+// such a value on hands the registration on; passing it to an undoing call
+// undoes the registration.
+type ownerSet interface {
+	// owns reports whether v, or the object v is part of, carries the
+	// registration.
+	owns(v ssa.Value) bool
+	// ownsDirectly is owns without looking through fields: a method named
+	// Close on the registration's owner undoes it, one on a field of the
+	// owner does not.
+	ownsDirectly(v ssa.Value) bool
+	// undoesWhenCalled reports whether calling the function value v undoes
+	// the registration: a method value of the owner that unregisters, or a
+	// cleanup function handed back with it.
+	undoesWhenCalled(v ssa.Value) bool
+}
+
+// owners is the ownerSet of a registration within the function that made it.
+// It is flow-insensitive: a value that carries the registration anywhere in
+// the function carries it everywhere.
+type owners struct {
+	roots   map[ssa.Value]bool
+	undoFns map[ssa.Value]bool // roots that hold a function undoing the registration
+}
+
+func (o *owners) owns(v ssa.Value) bool         { return o.roots[root(v)] }
+func (o *owners) ownsDirectly(v ssa.Value) bool { return o.roots[strip(v)] }
+
+func (o *owners) undoesWhenCalled(v ssa.Value) bool {
+	r := root(v)
+	if o.undoFns[r] {
+		return true
+	}
+	// A function value that carries the registration itself, rather than
+	// being loaded from an object that does, is a cleanup handed back by
+	// the callee that registered.
+	return o.roots[r] && r == strip(v)
+}
+
+// ownersOf follows the seeds of r through fn: into the objects they are
+// stored in, the closures that capture them, the phis that merge them, and
+// the lifecycle stacks they are pushed on.
+func (c *checker) ownersOf(fn *ssa.Function, r *registration) *owners {
+	o := &owners{roots: map[ssa.Value]bool{}, undoFns: map[ssa.Value]bool{}}
+	for _, s := range r.seeds {
+		o.roots[root(s)] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		add := func(v ssa.Value) {
+			if v != nil && !o.roots[v] {
+				o.roots[v] = true
+				changed = true
+			}
+		}
+		addUndo := func(holder, fnValue ssa.Value) {
+			if !o.undoFns[holder] && c.isUndoFunc(fnValue, o) {
+				o.undoFns[holder] = true
+				changed = true
+			}
+		}
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				switch x := instr.(type) {
+				case *ssa.Store:
+					if o.owns(x.Val) {
+						add(root(x.Addr))
+						addUndo(root(x.Addr), x.Val)
+					}
+				case *ssa.MapUpdate:
+					if o.owns(x.Value) || o.owns(x.Key) {
+						add(root(x.Map))
+						addUndo(root(x.Map), x.Value)
+					}
+				case *ssa.Phi:
+					for _, e := range x.Edges {
+						if o.owns(e) {
+							add(x)
+						}
+					}
+				case *ssa.MakeClosure:
+					for _, b := range x.Bindings {
+						if o.owns(b) {
+							add(x)
+						}
+					}
+				case *ssa.Call:
+					if holder := storesInto(x, o); holder != nil {
+						add(holder)
+					}
+				}
+			}
+		}
+	}
+	return o
+}
+
+// storesInto returns the root of the value a call stores an owned value
+// into: the result of append, the destination of copy, or the lifecycle.Stack
+// an owned closer or cleanup is pushed on. It returns nil for other calls.
+func storesInto(call *ssa.Call, o ownerSet) ssa.Value {
+	common := call.Common()
+	if b, ok := common.Value.(*ssa.Builtin); ok {
+		if len(common.Args) < 2 || !(o.owns(common.Args[0]) || o.owns(common.Args[1])) {
+			return nil
+		}
+		switch b.Name() {
+		case "append":
+			return call
+		case "copy":
+			return root(common.Args[0])
+		}
+		return nil
+	}
+	fn := calleeFunc(common)
+	if !isMethod(fn, lifecyclePath, "Stack", "Push") && !isMethod(fn, lifecyclePath, "Stack", "PushFunc") {
+		return nil
+	}
+	recv, args := receiverAndArgs(common)
+	if len(args) == 1 && o.owns(args[0]) {
+		return root(recv)
+	}
+	return nil
+}
+
+// outlives reports whether a root value lives on after the function returns:
+// a parameter, a captured variable or a package variable.
+func outlives(v ssa.Value) bool {
+	switch v.(type) {
+	case *ssa.Parameter, *ssa.FreeVar, *ssa.Global:
+		return true
+	}
+	return false
+}
+
+// root returns the value that v is part of or was converted from: the
+// object for a field or element, the variable for a load, the operand of a
+// conversion. Values merged by a phi, results of calls and allocations are
+// their own roots.
+func root(v ssa.Value) ssa.Value {
+	for range 64 {
+		switch x := v.(type) {
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return v
+			}
+			v = x.X
+		case *ssa.FieldAddr:
+			v = x.X
+		case *ssa.Field:
+			v = x.X
+		case *ssa.IndexAddr:
+			v = x.X
+		case *ssa.Index:
+			v = x.X
+		case *ssa.Lookup:
+			v = x.X
+		case *ssa.Slice:
+			v = x.X
+		case *ssa.SliceToArrayPointer:
+			v = x.X
+		case *ssa.TypeAssert:
+			v = x.X
+		case *ssa.Extract:
+			switch t := x.Tuple.(type) {
+			case *ssa.TypeAssert:
+				v = t.X
+			case *ssa.Lookup:
+				v = t.X
+			default:
+				return v
+			}
+		default:
+			if w := converted(v); w != nil {
+				v = w
+				continue
+			}
+			return v
+		}
+	}
+	return v
+}
+
+// strip returns the value v was converted from, looking through loads of
+// local and captured variables but not through fields.
+func strip(v ssa.Value) ssa.Value {
+	for range 64 {
+		if w := converted(v); w != nil {
+			v = w
+			continue
+		}
+		load, ok := v.(*ssa.UnOp)
+		if !ok || load.Op != token.MUL {
+			return v
+		}
+		switch load.X.(type) {
+		case *ssa.Alloc, *ssa.FreeVar:
+			v = load.X
+		default:
+			return v
+		}
+	}
+	return v
+}
+
+// converted returns the operand of a conversion, or nil.
+func converted(v ssa.Value) ssa.Value {
+	switch x := v.(type) {
+	case *ssa.MakeInterface:
+		return x.X
+	case *ssa.ChangeInterface:
+		return x.X
+	case *ssa.ChangeType:
+		return x.X
+	case *ssa.Convert:
+		return x.X
+	case *ssa.MultiConvert:
+		return x.X
+	}
+	return nil
+}
+
+// isFuncType reports whether t is a function type.
+func isFuncType(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Signature)
+	return ok
+}

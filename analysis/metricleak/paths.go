@@ -1,0 +1,185 @@
+package metricleak
+
+import (
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// leaks reports whether registration r stays behind when fn returns at ret:
+// ret does not hand its owner back, nothing before r hands it on or defers
+// its undoing, and some path from r to ret has no instruction that undoes or
+// hands it on.
+func leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
+	if returnsOwned(ret, o) >= 0 {
+		return false
+	}
+	for instr, e := range eff {
+		if e == keeps && before(instr, r.call) {
+			return false
+		}
+	}
+	return reaches(r, ret, func(instr ssa.Instruction) bool { return eff[instr] != none })
+}
+
+// reaches reports whether a path leads from r's call to target without
+// passing an instruction for which cut is true. A path on which r's call
+// returned an error is no path: the call registered nothing there. That
+// holds until the path passes r's call again, as in a loop that registers
+// one collector after another.
+func reaches(r *registration, target ssa.Instruction, cut func(ssa.Instruction) bool) bool {
+	type state struct {
+		b     *ssa.BasicBlock
+		again bool
+	}
+	seen := map[state]bool{}
+	var walk func(b *ssa.BasicBlock, from int, again bool) bool
+	walk = func(b *ssa.BasicBlock, from int, again bool) bool {
+		for _, instr := range b.Instrs[from:] {
+			if instr == target {
+				return true
+			}
+			if cut(instr) {
+				return false
+			}
+			if instr == r.call {
+				again = true
+			}
+		}
+		for _, succ := range successors(b, r.err, again) {
+			s := state{succ, again}
+			if !seen[s] {
+				seen[s] = true
+				if walk(succ, 0, again) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	b := r.call.Block()
+	return walk(b, index(b, r.call)+1, false)
+}
+
+// successors returns the blocks b may continue with. When b ends by testing
+// err against nil, and the path has not passed the registration again, only
+// the branch where err is nil is taken.
+func successors(b *ssa.BasicBlock, err ssa.Value, again bool) []*ssa.BasicBlock {
+	if err == nil || again || len(b.Succs) != 2 {
+		return b.Succs
+	}
+	branch, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	if !ok {
+		return b.Succs
+	}
+	cmp, ok := branch.Cond.(*ssa.BinOp)
+	if !ok || (cmp.Op != token.EQL && cmp.Op != token.NEQ) {
+		return b.Succs
+	}
+	x, y := cmp.X, cmp.Y
+	if isNil(x) {
+		x, y = y, x
+	}
+	if !isNil(y) || !sameError(x, err) {
+		return b.Succs
+	}
+	if cmp.Op == token.EQL {
+		return b.Succs[:1] // if err == nil: the true branch
+	}
+	return b.Succs[1:] // if err != nil: the false branch
+}
+
+// sameError reports whether v is err, or a load of a variable err was
+// stored in (a named result whose address is taken stays in memory).
+func sameError(v, err ssa.Value) bool {
+	if v == err {
+		return true
+	}
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return false
+	}
+	for _, ref := range *err.Referrers() {
+		if st, ok := ref.(*ssa.Store); ok && st.Val == err && st.Addr == load.X {
+			return true
+		}
+	}
+	return false
+}
+
+// before reports whether a runs before b on every path to b.
+func before(a, b ssa.Instruction) bool {
+	if a.Block() == b.Block() {
+		return index(a.Block(), a) < index(b.Block(), b)
+	}
+	return a.Block().Dominates(b.Block())
+}
+
+func index(b *ssa.BasicBlock, instr ssa.Instruction) int {
+	for i, in := range b.Instrs {
+		if in == instr {
+			return i
+		}
+	}
+	return -1
+}
+
+// returnsIn lists fn's return instructions.
+func returnsIn(fn *ssa.Function) []*ssa.Return {
+	var rets []*ssa.Return
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+			rets = append(rets, ret)
+		}
+	}
+	return rets
+}
+
+// errorReturns lists the returns of fn that may return a non-nil error.
+func errorReturns(fn *ssa.Function) []*ssa.Return {
+	i := errorResult(fn.Signature.Results())
+	if i < 0 {
+		return nil
+	}
+	var rets []*ssa.Return
+	for _, ret := range returnsIn(fn) {
+		if !isNil(returned(ret, i)) {
+			rets = append(rets, ret)
+		}
+	}
+	return rets
+}
+
+// returned is result i as the return statement gave it. A named result that
+// stays in memory (because a deferred call takes its address) is stored
+// just before the deferred calls run and reloaded for the return; the stored
+// value is the one the statement gave.
+func returned(ret *ssa.Return, i int) ssa.Value {
+	v := ret.Results[i]
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return v
+	}
+	instrs := ret.Block().Instrs
+	for j := index(ret.Block(), ret) - 1; j >= 0; j-- {
+		if st, ok := instrs[j].(*ssa.Store); ok && st.Addr == load.X {
+			return st.Val
+		}
+	}
+	return v
+}
+
+// returnsOwned returns the index of the first result of ret that carries
+// the registration o describes, not counting error results; -1 if none.
+func returnsOwned(ret *ssa.Return, o ownerSet) int {
+	for i := range ret.Results {
+		v := returned(ret, i)
+		if !isErrorType(v.Type()) && !isNil(v) && o.owns(v) {
+			return i
+		}
+	}
+	return -1
+}

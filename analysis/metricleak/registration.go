@@ -1,0 +1,375 @@
+package metricleak
+
+import (
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// A registration is one call that registers metrics in the function being
+// checked: a Register or MustRegister call, a promauto constructor, or a call
+// to a function with a registersFact.
+type registration struct {
+	call *ssa.Call
+	// err is the call's error result, or nil: where it is non-nil the call
+	// failed, and registered nothing.
+	err ssa.Value
+	// seeds are the values that own what was registered: the collectors, a
+	// value handed back by the callee, and a scope registered through.
+	seeds []ssa.Value
+	// registerer is the root of the registerer used, nil for the default
+	// registry or an unknown one.
+	registerer ssa.Value
+	// scope is set when the registration went through a promscope scope.
+	scope bool
+	// metrics are the fully-qualified names, where constant.
+	metrics []string
+	// site is where a callee registered, for a registration through a fact;
+	// empty when the registration is the call itself.
+	site string
+	// via is the callee with the registersFact, and owner the type of the
+	// value it handed back; both nil for a direct registration.
+	via   *types.Func
+	owner types.Type
+}
+
+// registrations lists the registrations in fn, in block order.
+func (c *checker) registrations(fn *ssa.Function) []*registration {
+	var regs []*registration
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			call, ok := instr.(*ssa.Call)
+			if !ok {
+				continue
+			}
+			if r := c.registrationAt(call); r != nil {
+				regs = append(regs, r)
+			}
+		}
+	}
+	return regs
+}
+
+// registrationAt returns the registration that call makes, or nil.
+func (c *checker) registrationAt(call *ssa.Call) *registration {
+	common := call.Common()
+	fn := calleeFunc(common)
+	recv, args := receiverAndArgs(common)
+	r := &registration{call: call}
+	switch {
+	case fn == nil:
+		return nil
+	case registererMethod(fn, "Register") && len(args) == 1:
+		r.err = call
+		r.addCollectors(args[:1])
+		r.registerer = recv
+	case registererMethod(fn, "MustRegister") && len(args) == 1:
+		r.addCollectors(varargs(args[0]))
+		r.registerer = recv
+	case isFunc(fn, promautoPath, fn.Name()) && strings.HasPrefix(fn.Name(), "New"):
+		r.addCollectors([]ssa.Value{call})
+	case isMethod(fn, promautoPath, "Factory", fn.Name()) && strings.HasPrefix(fn.Name(), "New"):
+		reg, known := factoryRegisterer(recv)
+		if known && isNil(reg) {
+			return nil // promauto.With(nil) registers nowhere
+		}
+		r.addCollectors([]ssa.Value{call})
+		r.registerer = reg
+	default:
+		if !c.throughFact(r, common) {
+			return nil
+		}
+	}
+	if r.registerer != nil && !c.addRegisterer(r) {
+		return nil
+	}
+	return r
+}
+
+// throughFact fills r for a call to a function with a registersFact, and
+// reports whether there is one.
+func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
+	callee := common.StaticCallee()
+	if callee == nil {
+		return false
+	}
+	fact := c.registersOf(callee)
+	if fact == nil {
+		return false
+	}
+	if fact.Registerer >= 0 && fact.Registerer < len(common.Args) {
+		r.registerer = common.Args[fact.Registerer]
+	}
+	if fact.Result < 0 && (r.registerer == nil || !isScope(r.registerer)) {
+		// It registers through what its caller gave it and hands nothing
+		// back: only a scope given to it can undo that.
+		return false
+	}
+	r.via = calleeFunc(common)
+	r.metrics = fact.Metrics
+	r.site = fact.Site
+	r.err = result(r.call, errorResult(r.call.Type()))
+	if fact.Result >= 0 {
+		if v := result(r.call, fact.Result); v != nil {
+			r.seeds = append(r.seeds, v)
+			r.owner = v.Type()
+		}
+	}
+	return true
+}
+
+// addRegisterer notes the registerer r went through. It returns false when
+// the registration cannot leak: the registerer is nil, or a registry the
+// function made itself, which goes away with everything in it.
+func (c *checker) addRegisterer(r *registration) bool {
+	reg, scope := registererRoot(r.registerer)
+	if isNil(reg) || isPrivateRegistry(reg) {
+		return false
+	}
+	r.registerer = reg
+	if scope {
+		r.scope = true
+		r.seeds = append(r.seeds, scopeRoots(reg)...)
+	}
+	return true
+}
+
+// addCollectors makes the registered collectors seeds and names them.
+func (r *registration) addCollectors(cs []ssa.Value) {
+	for _, v := range cs {
+		if isNil(v) {
+			continue
+		}
+		r.seeds = append(r.seeds, v)
+		if name := metricName(v); name != "" {
+			r.metrics = append(r.metrics, name)
+		}
+	}
+}
+
+// handedAtOnce reports whether a seed outlives the call from the start: the
+// collector or the scope came from the caller or a package variable, so the
+// caller (or nobody) owns the registration.
+func (r *registration) handedAtOnce() bool {
+	for _, s := range r.seeds {
+		if outlives(root(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// siteString is where the metrics were registered, as "file.go:line".
+func (r *registration) siteString(fset *token.FileSet) string {
+	if r.site != "" {
+		return r.site
+	}
+	return shortPos(fset, r.call.Pos())
+}
+
+// varargs returns the values passed in a variadic slice: the elements stored
+// into the array the compiler made for f(a, b), or the slice itself for f(s...).
+func varargs(slice ssa.Value) []ssa.Value {
+	alloc, ok := root(slice).(*ssa.Alloc)
+	if !ok {
+		return []ssa.Value{slice}
+	}
+	var vs []ssa.Value
+	for _, ref := range *alloc.Referrers() {
+		ia, ok := ref.(*ssa.IndexAddr)
+		if !ok {
+			continue
+		}
+		for _, use := range *ia.Referrers() {
+			if st, ok := use.(*ssa.Store); ok && st.Addr == ia {
+				vs = append(vs, st.Val)
+			}
+		}
+	}
+	if len(vs) == 0 {
+		return []ssa.Value{slice}
+	}
+	return vs
+}
+
+// factoryRegisterer traces a promauto.Factory back to promauto.With(r) and
+// returns r; known is false when the factory came from elsewhere.
+func factoryRegisterer(factory ssa.Value) (reg ssa.Value, known bool) {
+	call, ok := root(factory).(*ssa.Call)
+	if !ok || !isFunc(calleeFunc(call.Common()), promautoPath, "With") || len(call.Call.Args) != 1 {
+		return nil, false
+	}
+	return call.Call.Args[0], true
+}
+
+// registererRoot follows a registerer through prometheus.WrapRegistererWith
+// and WrapRegistererWithPrefix to the value that owns the registrations, and
+// reports whether a promscope scope is on the way.
+func registererRoot(v ssa.Value) (_ ssa.Value, scope bool) {
+	for range 16 {
+		scope = scope || isScope(v)
+		v = root(v)
+		scope = scope || isScope(v)
+		call, ok := v.(*ssa.Call)
+		if !ok {
+			break
+		}
+		fn := calleeFunc(call.Common())
+		if !isFunc(fn, prometheusPath, "WrapRegistererWith") && !isFunc(fn, prometheusPath, "WrapRegistererWithPrefix") {
+			break
+		}
+		v = call.Call.Args[1]
+	}
+	return v, scope
+}
+
+// isPrivateRegistry reports whether v is a registry made by
+// prometheus.NewRegistry or NewPedanticRegistry in the function itself.
+func isPrivateRegistry(v ssa.Value) bool {
+	call, ok := v.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	fn := calleeFunc(call.Common())
+	return isFunc(fn, prometheusPath, "NewRegistry") || isFunc(fn, prometheusPath, "NewPedanticRegistry")
+}
+
+// scopeRoots returns the scope s and, for a child scope, the parents it
+// was made from in this function: closing any of them removes what was
+// registered through s. A parent that came from the caller is left out, as
+// the child's registrations stay in it until the caller closes it.
+func scopeRoots(s ssa.Value) []ssa.Value {
+	roots := []ssa.Value{s}
+	for range 16 {
+		call, ok := s.(*ssa.Call)
+		if !ok || !isMethod(calleeFunc(call.Common()), registryPath, "Scope", "Child") {
+			break
+		}
+		parent, _ := registererRoot(call.Call.Args[0])
+		if outlives(parent) {
+			break
+		}
+		roots = append(roots, parent)
+		s = parent
+	}
+	return roots
+}
+
+// result returns the value of result i of call: the call itself for a single
+// result, or its Extract; nil if the result is not used or i is out of range.
+func result(call *ssa.Call, i int) ssa.Value {
+	tuple, ok := call.Type().(*types.Tuple)
+	if !ok {
+		if i == 0 {
+			return call
+		}
+		return nil
+	}
+	if i < 0 || i >= tuple.Len() {
+		return nil
+	}
+	for _, ref := range *call.Referrers() {
+		if ex, ok := ref.(*ssa.Extract); ok && ex.Index == i {
+			return ex
+		}
+	}
+	return nil
+}
+
+// errorResult is the index of the error in a result type, or -1.
+func errorResult(t types.Type) int {
+	tuple, ok := t.(*types.Tuple)
+	if !ok {
+		if isErrorType(t) {
+			return 0
+		}
+		return -1
+	}
+	for i := tuple.Len() - 1; i >= 0; i-- {
+		if isErrorType(tuple.At(i).Type()) {
+			return i
+		}
+	}
+	return -1
+}
+
+// metricName returns the fully-qualified name of the metric a collector
+// value was made with, when it comes straight from a prometheus or promauto
+// constructor with constant options; otherwise "".
+func metricName(v ssa.Value) string {
+	call, ok := root(v).(*ssa.Call)
+	if !ok {
+		return ""
+	}
+	fn := calleeFunc(call.Common())
+	if fn == nil || !strings.HasPrefix(fn.Name(), "New") {
+		return ""
+	}
+	if path := pkgPath(fn.Pkg()); path != prometheusPath && path != promautoPath {
+		return ""
+	}
+	_, args := receiverAndArgs(call.Common())
+	if len(args) == 0 {
+		return ""
+	}
+	return optsName(args[0])
+}
+
+// optsName builds the name in an Opts literal from its Namespace, Subsystem
+// and Name fields, the way prometheus.BuildFQName does. Any of them set to a
+// value that is not constant makes the name unknown.
+func optsName(opts ssa.Value) string {
+	alloc, ok := root(opts).(*ssa.Alloc)
+	if !ok {
+		return ""
+	}
+	fields := map[string]string{}
+	for _, ref := range *alloc.Referrers() {
+		fa, ok := ref.(*ssa.FieldAddr)
+		if !ok {
+			continue
+		}
+		st, ok := types.Unalias(typeDeref(fa.X.Type())).Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		name := st.Field(fa.Field).Name()
+		for _, use := range *fa.Referrers() {
+			store, ok := use.(*ssa.Store)
+			if !ok || store.Addr != fa {
+				continue
+			}
+			k, ok := store.Val.(*ssa.Const)
+			if !ok || k.Value == nil || k.Value.Kind() != constant.String {
+				fields[name] = "\x00" // set, but not to a constant
+				continue
+			}
+			fields[name] = constant.StringVal(k.Value)
+		}
+	}
+	var parts []string
+	for _, f := range []string{"Namespace", "Subsystem", "Name"} {
+		s := fields[f]
+		if strings.Contains(s, "\x00") {
+			return ""
+		}
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if fields["Name"] == "" {
+		return ""
+	}
+	return strings.Join(parts, "_")
+}
+
+// typeDeref returns the element type of a pointer, or t itself.
+func typeDeref(t types.Type) types.Type {
+	if p, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}

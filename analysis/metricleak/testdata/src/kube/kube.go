@@ -1,0 +1,58 @@
+// Package kube has the shape of the package behind the original bug: NewAPI
+// registers gauges and hands them back in the API, which has a method to
+// unregister them.
+package kube
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// API caches the objects of one cluster.
+type API struct {
+	reg    prometheus.Registerer
+	gauges []prometheus.GaugeFunc
+}
+
+// NewAPI registers the cache-size gauges on reg; the API owns them.
+func NewAPI(reg prometheus.Registerer) (*API, error) { // want NewAPI:"registers service_cache_size,endpoints_cache_size at kube.go:22 \\(result 0, registerer 0\\)"
+	api := &API{reg: reg}
+	size := func() float64 { return 0 }
+	api.gauges = append(api.gauges,
+		promauto.With(reg).NewGaugeFunc(prometheus.GaugeOpts{Name: "service_cache_size"}, size),
+		promauto.With(reg).NewGaugeFunc(prometheus.GaugeOpts{Name: "endpoints_cache_size"}, size),
+	)
+	return api, nil
+}
+
+// UnregisterGauges removes what NewAPI registered.
+func (api *API) UnregisterGauges() { // want UnregisterGauges:"unregisters"
+	for _, g := range api.gauges {
+		api.reg.Unregister(g)
+	}
+}
+
+// Close stops the API's informers. Despite its name it leaves the gauges
+// registered: the analyzer goes by what a method does, not its name.
+func (api *API) Close() error {
+	api.gauges = api.gauges[:0:0]
+	return nil
+}
+
+// Interface is how some callers see the API.
+type Interface interface {
+	Sync() error
+	UnregisterGauges()
+}
+
+// Sync is a stand-in for the informers' sync.
+func (api *API) Sync() error { return nil }
+
+// NewInterface wraps NewAPI; it hands the registration on too.
+func NewInterface(reg prometheus.Registerer) (Interface, error) { // want NewInterface:"registers service_cache_size,endpoints_cache_size at kube.go:22 \\(result 0, registerer 0\\)"
+	api, err := NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	return api, nil
+}

@@ -1,0 +1,111 @@
+// Package mirror reproduces the original bug: a constructor in another
+// package than the one that registers, failing after the registration.
+package mirror
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"kube"
+)
+
+var errUnreachable = errors.New("cluster unreachable")
+
+type Watcher struct{ api *kube.API }
+
+// NewWatcher is the bug: the API's gauges stay when connect fails.
+func NewWatcher(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want NewWatcher:"registers service_cache_size,endpoints_cache_size at kube.go:22 \\(result 0, registerer 0\\)"
+	remoteAPI, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err // NewAPI failed: it registered nothing
+	}
+	if err := connect(); err != nil {
+		return nil, err // want `^service_cache_size and endpoints_cache_size registered at kube\.go:22 \(via kube\.NewAPI\) stay registered when this returns an error: close its scope, or call \(\*API\)\.UnregisterGauges, before returning$`
+	}
+	return &Watcher{api: remoteAPI}, nil
+}
+
+// NewWatcherFixed is the fix that was made.
+func NewWatcherFixed(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want NewWatcherFixed:"^registers"
+	remoteAPI, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		remoteAPI.UnregisterGauges()
+		return nil, err
+	}
+	return &Watcher{api: remoteAPI}, nil
+}
+
+// NewWatcherClosing calls Close, which does not unregister.
+func NewWatcherClosing(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want NewWatcherClosing:"^registers"
+	remoteAPI, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		remoteAPI.Close()
+		return nil, err // want `stay registered when this returns an error: close its scope, or call \(\*API\)\.UnregisterGauges`
+	}
+	return &Watcher{api: remoteAPI}, nil
+}
+
+// NewWatcherDropping does not even keep the API.
+func NewWatcherDropping(reg prometheus.Registerer, connect func() error) error { // want NewWatcherDropping:"registers .* \\(result -1, registerer 0\\)"
+	if _, err := kube.NewAPI(reg); err != nil {
+		return err
+	}
+	return connect() // want `service_cache_size and endpoints_cache_size registered at kube\.go:22 \(via kube\.NewAPI\)`
+}
+
+// NewWatcherSucceeding only returns errors before the registration.
+func NewWatcherSucceeding(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want NewWatcherSucceeding:"^registers"
+	if err := connect(); err != nil {
+		return nil, err
+	}
+	remoteAPI, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	return &Watcher{api: remoteAPI}, nil
+}
+
+// NewThroughInterface gets an interface: its UnregisterGauges method is
+// recognised by name.
+func NewThroughInterface(reg prometheus.Registerer, connect func() error) (kube.Interface, error) { // want NewThroughInterface:"^registers"
+	api, err := kube.NewInterface(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := api.Sync(); err != nil {
+		api.UnregisterGauges()
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		return nil, errUnreachable // want `\(via kube\.NewInterface\) stay registered when this returns an error: close its scope, or call Interface\.UnregisterGauges, before returning`
+	}
+	return api, nil
+}
+
+// newLocal registers through a function of the same package, declared
+// after its caller.
+func newLocal(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want newLocal:"^registers"
+	w, err := newWatcherNoFail(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		return nil, err // want `registered at kube\.go:22 \(via newWatcherNoFail\)`
+	}
+	return w, nil
+}
+
+func newWatcherNoFail(reg prometheus.Registerer) (*Watcher, error) { // want newWatcherNoFail:"registers service_cache_size,endpoints_cache_size at kube.go:22 \\(result 0, registerer 0\\)"
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	return &Watcher{api: api}, nil
+}

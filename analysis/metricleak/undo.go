@@ -1,0 +1,258 @@
+package metricleak
+
+import (
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// An effect is what an instruction does to one registration.
+type effect int
+
+const (
+	none effect = iota
+	// undoes: the instruction undoes the registration where it runs.
+	undoes
+	// keeps: the instruction hands the registration on (stores its owner
+	// where it outlives the call, sends it, starts a goroutine with it) or
+	// defers its undoing. Either way it covers every return after it.
+	keeps
+)
+
+// effects returns the instructions of fn that undo or hand on the
+// registration that o describes.
+func (c *checker) effects(fn *ssa.Function, o *owners) map[ssa.Instruction]effect {
+	eff := map[ssa.Instruction]effect{}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if e := c.effectOf(instr, o); e != none {
+				eff[instr] = e
+			}
+		}
+	}
+	return eff
+}
+
+func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
+	switch x := instr.(type) {
+	case *ssa.Store:
+		if o.owns(x.Val) && outlives(root(x.Addr)) {
+			return keeps
+		}
+	case *ssa.MapUpdate:
+		if (o.owns(x.Value) || o.owns(x.Key)) && outlives(root(x.Map)) {
+			return keeps
+		}
+	case *ssa.Send:
+		if o.owns(x.X) {
+			return keeps
+		}
+	case *ssa.Go:
+		if o.owns(x.Call.Value) || anyOwned(o, x.Call.Args) {
+			return keeps
+		}
+	case *ssa.Defer:
+		if c.undoes(&x.Call, o, 0) {
+			return keeps
+		}
+	case *ssa.Call:
+		if c.undoes(&x.Call, o, 0) {
+			return undoes
+		}
+		if holder := storesInto(x, o); holder != nil && outlives(holder) {
+			return keeps
+		}
+	}
+	return none
+}
+
+func anyOwned(o ownerSet, vs []ssa.Value) bool {
+	for _, v := range vs {
+		if o.owns(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// undoes reports whether a call undoes the registration that o describes:
+// it unregisters an owned collector, closes an owned scope, stack or slot,
+// calls a method with an unregistersFact on an owned value, calls a closure
+// that does one of these with what it captured, or calls a cleanup handed
+// back with the registration. Methods of an interface are judged by name.
+func (c *checker) undoes(common *ssa.CallCommon, o ownerSet, depth int) bool {
+	fn := calleeFunc(common)
+	recv, args := receiverAndArgs(common)
+	switch {
+	case registererMethod(fn, "Unregister"):
+		return len(args) == 1 && o.owns(args[0])
+	case isCloser(fn):
+		return recv != nil && o.owns(recv)
+	case isFunc(fn, lifecyclePath, "CloseOnError"):
+		return len(args) == 2 && o.owns(args[1])
+	case common.IsInvoke():
+		return o.ownsDirectly(recv) && fallbackName(fn.Name())
+	}
+	if mc, ok := common.Value.(*ssa.MakeClosure); ok {
+		return c.closureUndoes(mc, o, depth)
+	}
+	if callee := common.StaticCallee(); callee != nil {
+		return anyOwned(o, common.Args) && c.unregisters(callee)
+	}
+	if _, builtin := common.Value.(*ssa.Builtin); builtin {
+		return false
+	}
+	return o.undoesWhenCalled(common.Value)
+}
+
+// isCloser reports whether fn is the Close method of a promscope scope,
+// lifecycle.Stack or lifecycle.Slot.
+func isCloser(fn *types.Func) bool {
+	return isMethod(fn, registryPath, "Scope", "Close") ||
+		isMethod(fn, lifecyclePath, "Stack", "Close") ||
+		isMethod(fn, lifecyclePath, "Slot", "Close")
+}
+
+// fallbackName reports whether a method of this name, whose body cannot be
+// seen, is taken to undo what its receiver registered.
+func fallbackName(name string) bool {
+	switch name {
+	case "Close", "Stop", "Shutdown", "Cleanup":
+		return true
+	}
+	return strings.HasPrefix(name, "Unregister")
+}
+
+// captured is the ownerSet inside a closure: a free variable carries the
+// registration if the value bound to it does.
+type captured struct {
+	outer    ownerSet
+	bindings map[*ssa.FreeVar]ssa.Value
+}
+
+func (k *captured) bound(v ssa.Value) ssa.Value {
+	if fv, ok := v.(*ssa.FreeVar); ok {
+		return k.bindings[fv]
+	}
+	return nil
+}
+
+func (k *captured) owns(v ssa.Value) bool {
+	b := k.bound(root(v))
+	return b != nil && k.outer.owns(b)
+}
+
+func (k *captured) ownsDirectly(v ssa.Value) bool {
+	b := k.bound(strip(v))
+	return b != nil && k.outer.ownsDirectly(b)
+}
+
+func (k *captured) undoesWhenCalled(v ssa.Value) bool {
+	b := k.bound(root(v))
+	return b != nil && k.outer.undoesWhenCalled(b)
+}
+
+// closureUndoes reports whether calling the closure undoes the registration
+// that o describes through what the closure captured. A bound method value
+// such as api.UnregisterGauges is such a closure too.
+func (c *checker) closureUndoes(mc *ssa.MakeClosure, o ownerSet, depth int) bool {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok || depth > 3 || !anyOwned(o, mc.Bindings) {
+		return false
+	}
+	inner := &captured{outer: o, bindings: map[*ssa.FreeVar]ssa.Value{}}
+	for i, fv := range fn.FreeVars {
+		inner.bindings[fv] = mc.Bindings[i]
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch x := instr.(type) {
+			case *ssa.Call:
+				if c.undoes(&x.Call, inner, depth+1) {
+					return true
+				}
+			case *ssa.Defer:
+				if c.undoes(&x.Call, inner, depth+1) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isUndoFunc reports whether v is a function value whose call undoes the
+// registration that o describes.
+func (c *checker) isUndoFunc(v ssa.Value, o ownerSet) bool {
+	if !isFuncType(v.Type()) {
+		return false
+	}
+	if mc, ok := strip(v).(*ssa.MakeClosure); ok {
+		return c.closureUndoes(mc, o, 0)
+	}
+	return o.undoesWhenCalled(v)
+}
+
+// unregisters reports whether calling fn undoes registrations: it has an
+// unregistersFact, or, in this package, its body unregisters a collector,
+// closes a scope, stack or slot, or calls a function that unregisters.
+func (c *checker) unregisters(fn *ssa.Function) bool {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if v, ok := c.unreg[fn]; ok {
+		return v
+	}
+	c.unreg[fn] = false // a recursive call adds nothing
+	var v bool
+	if fn.Pkg != c.pkg && fn.Object() != nil {
+		v = c.pass.ImportObjectFact(fn.Object(), new(unregistersFact))
+	} else {
+		v = c.bodyUnregisters(fn)
+	}
+	c.unreg[fn] = v
+	return v
+}
+
+func (c *checker) bodyUnregisters(fn *ssa.Function) bool {
+	// Only what outlives fn counts: a method that unregisters what its
+	// receiver holds undoes registrations; a constructor that unregisters
+	// its own on an error path does not undo its arguments'.
+	given := func(v ssa.Value) bool { return v != nil && outlives(root(v)) }
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			ci, ok := instr.(ssa.CallInstruction)
+			if !ok {
+				continue
+			}
+			common := ci.Common()
+			callee := calleeFunc(common)
+			recv, args := receiverAndArgs(common)
+			switch {
+			case registererMethod(callee, "Unregister"):
+				if len(args) == 1 && given(args[0]) {
+					return true
+				}
+			case isCloser(callee):
+				if given(recv) {
+					return true
+				}
+			case common.IsInvoke():
+				if strings.HasPrefix(callee.Name(), "Unregister") && given(recv) {
+					return true
+				}
+			case common.StaticCallee() != nil:
+				operands := common.Args
+				if mc, ok := common.Value.(*ssa.MakeClosure); ok {
+					operands = append(operands[:len(operands):len(operands)], mc.Bindings...)
+				}
+				if slices.ContainsFunc(operands, given) && c.unregisters(common.StaticCallee()) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

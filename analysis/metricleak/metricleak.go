@@ -111,20 +111,29 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 }
 
 // summary returns the registersFact fn deserves, or nil: some registration
-// in fn reaches a return, without being undone on the way, that hands its
-// owner back through a result, or it went through a registerer parameter.
+// in fn reaches a return that hands its owner back through a result, without
+// being undone on the way, or reaches any return, without being undone or
+// a deferred undo on the way, and went through a registerer parameter. A
+// deferred undo does not count against a return that hands the owner back:
+// it must be one that runs only on failure, like lifecycle.CloseOnError.
 func (c *checker) summary(fn *ssa.Function) *registersFact {
 	var f *registersFact
 	for _, r := range c.registrations(fn) {
 		o := c.ownersOf(fn, r)
 		eff := c.effects(fn, o)
+		undone := func(instr ssa.Instruction) bool { return eff[instr] == undoes }
+		undoneOrDeferred := func(instr ssa.Instruction) bool { return undone(instr) || eff[instr] == defersUndo }
 		regParam := paramIndex(fn, r.registerer)
+		if coveredBefore(r, eff, defersUndo) {
+			regParam = -1
+		}
 		for _, ret := range returnsIn(fn) {
 			res := returnsOwned(ret, o)
-			if res < 0 && regParam < 0 {
-				continue
-			}
-			if !reaches(r, ret, func(instr ssa.Instruction) bool { return eff[instr] == undoes }) {
+			switch {
+			case res >= 0 && reaches(r, ret, undone):
+			case regParam >= 0 && reaches(r, ret, undoneOrDeferred):
+				res = -1
+			default:
 				continue
 			}
 			if f == nil {

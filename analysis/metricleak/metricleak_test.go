@@ -19,6 +19,12 @@ func TestAnalyzer(t *testing.T) {
 	}{
 		{"a constructor of another package hands its registrations over through a fact", "kube"},
 		{"the original bug is reported at the return, and its fix is not", "mirror"},
+		{"Register and MustRegister leave their collectors behind unless unregistered", "direct"},
+		{"promauto registers on the default registry or With's, not With(nil)'s", "promautocase"},
+		{"a scope closed on the error path, deferred or owned by the caller undoes its registrations", "scope"},
+		{"a deferred cleanup that runs on error undoes the registration", "defers"},
+		{"an owner returned, stored where it outlives the call, or kept as a method value is handed on", "handon"},
+		{"init, package variables and main are not checked", "daemon"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, tt.pkg)

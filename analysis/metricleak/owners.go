@@ -170,6 +170,12 @@ func root(v ssa.Value) ssa.Value {
 			v = x.X
 		case *ssa.TypeAssert:
 			v = x.X
+		case *ssa.Alloc:
+			w := assignedOnce(x)
+			if w == nil {
+				return v
+			}
+			v = w
 		case *ssa.Extract:
 			switch t := x.Tuple.(type) {
 			case *ssa.TypeAssert:
@@ -202,14 +208,44 @@ func strip(v ssa.Value) ssa.Value {
 		if !ok || load.Op != token.MUL {
 			return v
 		}
-		switch load.X.(type) {
-		case *ssa.Alloc, *ssa.FreeVar:
-			v = load.X
+		switch x := load.X.(type) {
+		case *ssa.Alloc:
+			v = x
+			if w := assignedOnce(x); w != nil {
+				v = w
+			}
+		case *ssa.FreeVar:
+			v = x
 		default:
 			return v
 		}
 	}
 	return v
+}
+
+// assignedOnce returns the value stored in a variable that is stored to
+// once and otherwise only loaded, or nil. Such a variable stays in memory
+// because a closure captures it (a parameter or a local the closure reads);
+// it is the value it holds.
+func assignedOnce(a *ssa.Alloc) ssa.Value {
+	var val ssa.Value
+	for _, ref := range *a.Referrers() {
+		switch x := ref.(type) {
+		case *ssa.Store:
+			if x.Addr != a || val != nil {
+				return nil
+			}
+			val = x.Val
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return nil
+			}
+		case *ssa.MakeClosure, *ssa.DebugRef:
+		default:
+			return nil
+		}
+	}
+	return val
 }
 
 // converted returns the operand of a conversion, or nil.

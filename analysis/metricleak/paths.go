@@ -2,6 +2,7 @@ package metricleak
 
 import (
 	"go/token"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -14,12 +15,21 @@ func leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]
 	if returnsOwned(ret, o) >= 0 {
 		return false
 	}
-	for instr, e := range eff {
-		if e == keeps && before(instr, r.call) {
-			return false
-		}
+	if coveredBefore(r, eff, defersUndo, handsOn) {
+		return false
 	}
 	return reaches(r, ret, func(instr ssa.Instruction) bool { return eff[instr] != none })
+}
+
+// coveredBefore reports whether an instruction with one of the effects
+// runs before r's call on every path to it.
+func coveredBefore(r *registration, eff map[ssa.Instruction]effect, kinds ...effect) bool {
+	for instr, e := range eff {
+		if slices.Contains(kinds, e) && before(instr, r.call) {
+			return true
+		}
+	}
+	return false
 }
 
 // reaches reports whether a path leads from r's call to target without

@@ -45,12 +45,32 @@ func (c *checker) registrations(fn *ssa.Function) []*registration {
 			if !ok {
 				continue
 			}
-			if r := c.registrationAt(call); r != nil {
-				regs = append(regs, r)
-			}
+			regs = append(regs, c.registrationsAt(call)...)
 		}
 	}
 	return regs
+}
+
+// registrationsAt returns the registrations that call makes: one for each
+// collector given to MustRegister, at most one for other calls.
+func (c *checker) registrationsAt(call *ssa.Call) []*registration {
+	fn := calleeFunc(call.Common())
+	recv, args := receiverAndArgs(call.Common())
+	if registererMethod(fn, "MustRegister") && len(args) == 1 {
+		var regs []*registration
+		for _, col := range varargs(args[0]) {
+			r := &registration{call: call, registerer: recv}
+			r.addCollectors([]ssa.Value{col})
+			if c.addRegisterer(r) {
+				regs = append(regs, r)
+			}
+		}
+		return regs
+	}
+	if r := c.registrationAt(call); r != nil {
+		return []*registration{r}
+	}
+	return nil
 }
 
 // registrationAt returns the registration that call makes, or nil.
@@ -66,9 +86,6 @@ func (c *checker) registrationAt(call *ssa.Call) *registration {
 		r.err = call
 		r.addCollectors(args[:1])
 		r.registerer = recv
-	case registererMethod(fn, "MustRegister") && len(args) == 1:
-		r.addCollectors(varargs(args[0]))
-		r.registerer = recv
 	case isFunc(fn, promautoPath, fn.Name()) && strings.HasPrefix(fn.Name(), "New"):
 		r.addCollectors([]ssa.Value{call})
 	case isMethod(fn, promautoPath, "Factory", fn.Name()) && strings.HasPrefix(fn.Name(), "New"):
@@ -83,7 +100,7 @@ func (c *checker) registrationAt(call *ssa.Call) *registration {
 			return nil
 		}
 	}
-	if r.registerer != nil && !c.addRegisterer(r) {
+	if !c.addRegisterer(r) {
 		return nil
 	}
 	return r
@@ -125,6 +142,9 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 // the registration cannot leak: the registerer is nil, or a registry the
 // function made itself, which goes away with everything in it.
 func (c *checker) addRegisterer(r *registration) bool {
+	if r.registerer == nil {
+		return true
+	}
 	reg, scope := registererRoot(r.registerer)
 	if isNil(reg) || isPrivateRegistry(reg) {
 		return false
@@ -300,15 +320,25 @@ func errorResult(t types.Type) int {
 // value was made with, when it comes straight from a prometheus or promauto
 // constructor with constant options; otherwise "".
 func metricName(v ssa.Value) string {
+	for range 4 {
+		w := storedIn(v)
+		if w == nil {
+			break
+		}
+		v = w
+	}
 	call, ok := root(v).(*ssa.Call)
 	if !ok {
 		return ""
 	}
 	fn := calleeFunc(call.Common())
-	if fn == nil || !strings.HasPrefix(fn.Name(), "New") {
+	if fn == nil {
 		return ""
 	}
 	if path := pkgPath(fn.Pkg()); path != prometheusPath && path != promautoPath {
+		return madeBy(call)
+	}
+	if !strings.HasPrefix(fn.Name(), "New") {
 		return ""
 	}
 	_, args := receiverAndArgs(call.Common())
@@ -372,4 +402,52 @@ func typeDeref(t types.Type) types.Type {
 		return p.Elem()
 	}
 	return t
+}
+
+// storedIn returns, for a load of a field of an object, the value the
+// function stored in that field; nil otherwise.
+func storedIn(v ssa.Value) ssa.Value {
+	v = strip(v)
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	fa, ok := load.X.(*ssa.FieldAddr)
+	if !ok {
+		return nil
+	}
+	for _, ref := range *fa.X.Referrers() {
+		other, ok := ref.(*ssa.FieldAddr)
+		if !ok || other.Field != fa.Field {
+			continue
+		}
+		for _, use := range *other.Referrers() {
+			if st, ok := use.(*ssa.Store); ok && st.Addr == other {
+				return st.Val
+			}
+		}
+	}
+	return nil
+}
+
+// madeBy names the metric a helper of the package returns, for a helper
+// with a single return statement: func requests() prometheus.Counter
+// { return prometheus.NewCounter(...) }.
+func madeBy(call *ssa.Call) string {
+	callee := call.Common().StaticCallee()
+	if callee == nil || callee.Pkg != call.Parent().Pkg || callee == call.Parent() {
+		return ""
+	}
+	rets := returnsIn(callee)
+	if len(rets) != 1 || len(rets[0].Results) != 1 {
+		return ""
+	}
+	res, ok := root(rets[0].Results[0]).(*ssa.Call)
+	if !ok || res.Common().StaticCallee() == callee {
+		return ""
+	}
+	if fn := calleeFunc(res.Common()); fn == nil || pkgPath(fn.Pkg()) != prometheusPath && pkgPath(fn.Pkg()) != promautoPath {
+		return ""
+	}
+	return metricName(res)
 }

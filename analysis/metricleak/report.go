@@ -6,7 +6,6 @@ import (
 	"go/types"
 	"path/filepath"
 	"strings"
-
 )
 
 // message describes the registrations that one return leaves behind, for
@@ -146,4 +145,3 @@ func shortPos(fset *token.FileSet, pos token.Pos) string {
 	p := fset.Position(pos)
 	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
 }
-

@@ -2,7 +2,6 @@ package metricleak
 
 import (
 	"go/types"
-	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -15,10 +14,13 @@ const (
 	none effect = iota
 	// undoes: the instruction undoes the registration where it runs.
 	undoes
-	// keeps: the instruction hands the registration on (stores its owner
-	// where it outlives the call, sends it, starts a goroutine with it) or
-	// defers its undoing. Either way it covers every return after it.
-	keeps
+	// defersUndo: the instruction defers a call that undoes the
+	// registration, which runs at every return after it.
+	defersUndo
+	// handsOn: the instruction hands the registration on: it stores its
+	// owner where it outlives the call, sends it, or starts a goroutine
+	// with it. That covers every return after it too.
+	handsOn
 )
 
 // effects returns the instructions of fn that undo or hand on the
@@ -39,30 +41,30 @@ func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 	switch x := instr.(type) {
 	case *ssa.Store:
 		if o.owns(x.Val) && outlives(root(x.Addr)) {
-			return keeps
+			return handsOn
 		}
 	case *ssa.MapUpdate:
 		if (o.owns(x.Value) || o.owns(x.Key)) && outlives(root(x.Map)) {
-			return keeps
+			return handsOn
 		}
 	case *ssa.Send:
 		if o.owns(x.X) {
-			return keeps
+			return handsOn
 		}
 	case *ssa.Go:
 		if o.owns(x.Call.Value) || anyOwned(o, x.Call.Args) {
-			return keeps
+			return handsOn
 		}
 	case *ssa.Defer:
 		if c.undoes(&x.Call, o, 0) {
-			return keeps
+			return defersUndo
 		}
 	case *ssa.Call:
 		if c.undoes(&x.Call, o, 0) {
 			return undoes
 		}
 		if holder := storesInto(x, o); holder != nil && outlives(holder) {
-			return keeps
+			return handsOn
 		}
 	}
 	return none
@@ -217,42 +219,24 @@ func (c *checker) unregisters(fn *ssa.Function) bool {
 }
 
 func (c *checker) bodyUnregisters(fn *ssa.Function) bool {
-	// Only what outlives fn counts: a method that unregisters what its
-	// receiver holds undoes registrations; a constructor that unregisters
-	// its own on an error path does not undo its arguments'.
-	given := func(v ssa.Value) bool { return v != nil && outlives(root(v)) }
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			ci, ok := instr.(ssa.CallInstruction)
-			if !ok {
-				continue
-			}
-			common := ci.Common()
-			callee := calleeFunc(common)
-			recv, args := receiverAndArgs(common)
-			switch {
-			case registererMethod(callee, "Unregister"):
-				if len(args) == 1 && given(args[0]) {
-					return true
-				}
-			case isCloser(callee):
-				if given(recv) {
-					return true
-				}
-			case common.IsInvoke():
-				if strings.HasPrefix(callee.Name(), "Unregister") && given(recv) {
-					return true
-				}
-			case common.StaticCallee() != nil:
-				operands := common.Args
-				if mc, ok := common.Value.(*ssa.MakeClosure); ok {
-					operands = append(operands[:len(operands):len(operands)], mc.Bindings...)
-				}
-				if slices.ContainsFunc(operands, given) && c.unregisters(common.StaticCallee()) {
-					return true
-				}
+			if ok && c.undoes(ci.Common(), given{}, 0) {
+				return true
 			}
 		}
 	}
 	return false
 }
+
+// given is the ownerSet of what a function was given: its parameters, what
+// it captured and package variables, and what they hold. Only undoing those
+// makes a function one that unregisters: a method that unregisters what its
+// receiver holds undoes registrations; a constructor that unregisters its
+// own on an error path does not undo its arguments'.
+type given struct{}
+
+func (given) owns(v ssa.Value) bool             { return outlives(root(v)) }
+func (given) ownsDirectly(v ssa.Value) bool     { return outlives(strip(v)) }
+func (given) undoesWhenCalled(v ssa.Value) bool { return false }

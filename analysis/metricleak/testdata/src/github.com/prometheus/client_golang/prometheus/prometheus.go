@@ -23,7 +23,9 @@ type AlreadyRegisteredError struct {
 	ExistingCollector, NewCollector Collector
 }
 
-func (AlreadyRegisteredError) Error() string { return "duplicate metrics collector registration attempted" }
+func (AlreadyRegisteredError) Error() string {
+	return "duplicate metrics collector registration attempted"
+}
 
 type Registry struct{ cs []Collector }
 
@@ -60,9 +62,9 @@ func (r *Registry) Unregister(c Collector) bool {
 
 var DefaultRegisterer Registerer = NewRegistry()
 
-func Register(c Collector) error      { return DefaultRegisterer.Register(c) }
-func MustRegister(cs ...Collector)    { DefaultRegisterer.MustRegister(cs...) }
-func Unregister(c Collector) bool     { return DefaultRegisterer.Unregister(c) }
+func Register(c Collector) error        { return DefaultRegisterer.Register(c) }
+func MustRegister(cs ...Collector)      { DefaultRegisterer.MustRegister(cs...) }
+func Unregister(c Collector) bool       { return DefaultRegisterer.Unregister(c) }
 func BuildFQName(a, b, c string) string { return a + "_" + b + "_" + c }
 
 type Labels map[string]string
@@ -98,9 +100,9 @@ type GaugeFunc interface{ Collector }
 
 type CounterVec struct{ *metric }
 
-func NewGauge(o GaugeOpts) Gauge                            { return &metric{o.Name} }
-func NewCounter(o CounterOpts) Counter                      { return &metric{o.Name} }
-func NewGaugeFunc(o GaugeOpts, f func() float64) GaugeFunc  { return &metric{o.Name} }
+func NewGauge(o GaugeOpts) Gauge                               { return &metric{o.Name} }
+func NewCounter(o CounterOpts) Counter                         { return &metric{o.Name} }
+func NewGaugeFunc(o GaugeOpts, f func() float64) GaugeFunc     { return &metric{o.Name} }
 func NewCounterVec(o CounterOpts, labels []string) *CounterVec { return &CounterVec{&metric{o.Name}} }
 
 func WrapRegistererWith(l Labels, r Registerer) Registerer       { return r }

@@ -1,0 +1,16 @@
+// Command metricleak reports error returns that leave registered Prometheus
+// metrics behind: the constructor leak that promscope's registry.Scope
+// fixes. See package [github.com/promscope/promscope/analysis/metricleak]
+// for the rules.
+//
+// # Usage
+//
+// Run it on the packages of any module, or as go vet's tool:
+//
+//	go install github.com/promscope/promscope/analysis/cmd/metricleak@latest
+//	metricleak ./...
+//	go vet -vettool=$(which metricleak) ./...
+//
+// It exits with status 3 when it reports something, 1 on an error, and 0
+// otherwise, as every command built on singlechecker does.
+package main

@@ -1,0 +1,141 @@
+// Package direct registers with Register and MustRegister.
+package direct
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+var errFailed = errors.New("failed")
+
+type Server struct{ requests prometheus.Counter }
+
+func requests() prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Namespace: "app", Subsystem: "http", Name: "requests_total"})
+}
+
+func MustRegisterThenFail(reg prometheus.Registerer, start func() error) (*Server, error) { // want MustRegisterThenFail:"registers requests_total at direct.go:20 \\(result 0, registerer 0\\)"
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "requests_total"})
+	reg.MustRegister(c)
+	if err := start(); err != nil {
+		return nil, err // want `^requests_total registered at direct\.go:20 stays registered when this returns an error: close its scope, or unregister it, before returning$`
+	}
+	return &Server{requests: c}, nil
+}
+
+func UnregisterThenFail(reg prometheus.Registerer, start func() error) (*Server, error) { // want UnregisterThenFail:"^registers"
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "requests_total"})
+	reg.MustRegister(c)
+	if err := start(); err != nil {
+		reg.Unregister(c)
+		return nil, err
+	}
+	return &Server{requests: c}, nil
+}
+
+func RegisterChecked(reg prometheus.Registerer, start func() error) (*Server, error) { // want RegisterChecked:"^registers"
+	s := &Server{requests: prometheus.NewCounter(prometheus.CounterOpts{Name: "requests_total"})}
+	if err := reg.Register(s.requests); err != nil {
+		return nil, err // Register failed: nothing registered
+	}
+	if err := start(); err != nil {
+		return nil, err // want `requests_total registered at direct\.go:39 stays registered`
+	}
+	return s, nil
+}
+
+func RegisterAlreadyRegistered(reg prometheus.Registerer) (prometheus.Counter, error) { // want RegisterAlreadyRegistered:"^registers"
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "requests_total"})
+	if err := reg.Register(c); err != nil {
+		are, ok := err.(prometheus.AlreadyRegisteredError)
+		if !ok {
+			return nil, err
+		}
+		return are.ExistingCollector.(prometheus.Counter), nil
+	}
+	return c, nil
+}
+
+func DefaultRegistry(start func() error) error {
+	c := requests()
+	prometheus.MustRegister(c)
+	if err := start(); err != nil {
+		return err // want `app_http_requests_total registered at direct\.go:62 stays registered`
+	}
+	return nil
+}
+
+func DefaultRegisterer(start func() error) error {
+	c := requests()
+	prometheus.DefaultRegisterer.MustRegister(c)
+	return start() // want `app_http_requests_total registered at direct\.go:71`
+}
+
+func Several(reg prometheus.Registerer, start func() error) error { // want Several:"registers .* \\(result -1, registerer 0\\)"
+	a := prometheus.NewCounter(prometheus.CounterOpts{Name: "a_total"})
+	b := prometheus.NewCounter(prometheus.CounterOpts{Name: "b_total"})
+	reg.MustRegister(a, b)
+	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "c"}))
+	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "d"}))
+	if err := start(); err != nil {
+		reg.Unregister(a)
+		return err // want `^b_total, c and d registered at direct\.go:78 and 2 other places stay registered when this returns an error: close its scope, or unregister them, before returning$`
+	}
+	return nil
+}
+
+func Wrapped(reg prometheus.Registerer, start func() error) error { // want Wrapped:"^registers"
+	wrapped := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "east"}, reg)
+	wrapped.MustRegister(requests())
+	return start() // want `app_http_requests_total registered at direct\.go:90`
+}
+
+func Loop(reg prometheus.Registerer) error { // want Loop:"^registers"
+	cs := []prometheus.Collector{requests(), requests()}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return err // want `^metrics registered at direct\.go:97 stay registered`
+		}
+	}
+	return nil
+}
+
+func PrivateRegistry(start func() error) error {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(requests())
+	return start()
+}
+
+func CallerCollector(reg prometheus.Registerer, c prometheus.Collector, start func() error) error { // want CallerCollector:"^registers"
+	reg.MustRegister(c)
+	return start()
+}
+
+var global = requests()
+
+func GlobalCollector(start func() error) error {
+	prometheus.MustRegister(global)
+	return start()
+}
+
+func (s *Server) ReceiverCollector(reg prometheus.Registerer, start func() error) error { // want ReceiverCollector:"^registers"
+	reg.MustRegister(s.requests)
+	return start()
+}
+
+func NilErrors(reg prometheus.Registerer) (*Server, error) { // want NilErrors:"^registers"
+	c := requests()
+	reg.MustRegister(c)
+	if c == nil {
+		return nil, nil
+	}
+	return &Server{requests: c}, nil
+}
+
+func NoErrorResult(reg prometheus.Registerer, start func() error) { // want NoErrorResult:"^registers"
+	reg.MustRegister(requests())
+	if start() != nil {
+		return
+	}
+}

@@ -1,0 +1,74 @@
+// Package promautocase registers with promauto.
+package promautocase
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+var errFailed = errors.New("failed")
+
+type metrics struct {
+	requests prometheus.Counter
+	inflight prometheus.Gauge
+}
+
+// newMetrics registers and hands the metrics back.
+func newMetrics(reg prometheus.Registerer) *metrics { // want newMetrics:"registers app_requests_total,app_inflight at promautocase.go:22 \\(result 0, registerer 0\\)"
+	f := promauto.With(reg)
+	return &metrics{
+		requests: f.NewCounter(prometheus.CounterOpts{Namespace: "app", Name: "requests_total"}),
+		inflight: f.NewGauge(prometheus.GaugeOpts{Namespace: "app", Name: "inflight"}),
+	}
+}
+
+type Server struct{ m *metrics }
+
+func NewServer(reg prometheus.Registerer, listen func() error) (*Server, error) { // want NewServer:"^registers"
+	m := newMetrics(reg)
+	if err := listen(); err != nil {
+		return nil, err // want `^app_requests_total and app_inflight registered at promautocase\.go:22 \(via newMetrics\) stay registered when this returns an error: close its scope, or unregister them, before returning$`
+	}
+	return &Server{m: m}, nil
+}
+
+func DefaultRegistry(listen func() error) (prometheus.Counter, error) { // want DefaultRegistry:"^registers"
+	c := promauto.NewCounter(prometheus.CounterOpts{Name: "jobs_total"})
+	if err := listen(); err != nil {
+		return nil, err // want `^jobs_total registered at promautocase\.go:38 stays`
+	}
+	return c, nil
+}
+
+func WithRegisterer(reg prometheus.Registerer, listen func() error) (prometheus.Gauge, error) { // want WithRegisterer:"^registers"
+	g := promauto.With(reg).NewGauge(prometheus.GaugeOpts{Name: "up"})
+	if err := listen(); err != nil {
+		return nil, err // want `^up registered at promautocase\.go:46 stays`
+	}
+	return g, nil
+}
+
+func WithNil(listen func() error) (prometheus.Gauge, error) {
+	g := promauto.With(nil).NewGauge(prometheus.GaugeOpts{Name: "up"})
+	if err := listen(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func WithPrivateRegistry(listen func() error) error {
+	promauto.With(prometheus.NewRegistry()).NewGauge(prometheus.GaugeOpts{Name: "up"})
+	return listen()
+}
+
+func UnregisterField(reg prometheus.Registerer, listen func() error) (*Server, error) { // want UnregisterField:"^registers"
+	m := newMetrics(reg)
+	if err := listen(); err != nil {
+		reg.Unregister(m.requests)
+		reg.Unregister(m.inflight)
+		return nil, err
+	}
+	return &Server{m: m}, nil
+}

@@ -130,8 +130,8 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 		for _, ret := range returnsIn(fn) {
 			res := returnsOwned(ret, o)
 			switch {
-			case res >= 0 && reaches(r, ret, undone):
-			case regParam >= 0 && reaches(r, ret, undoneOrDeferred):
+			case res >= 0 && reaches(r, ret, false, undone):
+			case regParam >= 0 && reaches(r, ret, false, undoneOrDeferred):
 				res = -1
 			default:
 				continue

@@ -18,7 +18,15 @@ func leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]
 	if coveredBefore(r, eff, defersUndo, handsOn) {
 		return false
 	}
-	return reaches(r, ret, func(instr ssa.Instruction) bool { return eff[instr] != none })
+	return reaches(r, ret, true, func(instr ssa.Instruction) bool { return eff[instr] != none })
+}
+
+// returnsOwnError reports whether ret returns the error of r's own call,
+// as in return reg.Register(c): where that error is non-nil, nothing was
+// registered.
+func returnsOwnError(r *registration, ret *ssa.Return) bool {
+	i := errorResult(ret.Parent().Signature.Results())
+	return r.err != nil && i >= 0 && sameError(returned(ret, i), r.err)
 }
 
 // coveredBefore reports whether an instruction with one of the effects
@@ -36,8 +44,10 @@ func coveredBefore(r *registration, eff map[ssa.Instruction]effect, kinds ...eff
 // passing an instruction for which cut is true. A path on which r's call
 // returned an error is no path: the call registered nothing there. That
 // holds until the path passes r's call again, as in a loop that registers
-// one collector after another.
-func reaches(r *registration, target ssa.Instruction, cut func(ssa.Instruction) bool) bool {
+// one collector after another. With failing set, only a path on which the
+// target may return an error counts: not one where it returns the error of
+// r's call, which is nil if anything was registered.
+func reaches(r *registration, target *ssa.Return, failing bool, cut func(ssa.Instruction) bool) bool {
 	type state struct {
 		b     *ssa.BasicBlock
 		again bool
@@ -47,7 +57,7 @@ func reaches(r *registration, target ssa.Instruction, cut func(ssa.Instruction) 
 	walk = func(b *ssa.BasicBlock, from int, again bool) bool {
 		for _, instr := range b.Instrs[from:] {
 			if instr == target {
-				return true
+				return again || !failing || !returnsOwnError(r, target)
 			}
 			if cut(instr) {
 				return false

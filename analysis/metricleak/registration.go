@@ -83,6 +83,9 @@ func (c *checker) registrationAt(call *ssa.Call) *registration {
 	case fn == nil:
 		return nil
 	case registererMethod(fn, "Register") && len(args) == 1:
+		if toleratesDuplicate(call) {
+			return nil
+		}
 		r.err = call
 		r.addCollectors(args[:1])
 		r.registerer = recv
@@ -450,4 +453,25 @@ func madeBy(call *ssa.Call) string {
 		return ""
 	}
 	return metricName(res)
+}
+
+// toleratesDuplicate reports whether the error of a Register call is tested
+// for prometheus.AlreadyRegisteredError, by a type assertion or errors.As.
+// Such a registration is idempotent by design (the classic pattern reuses
+// ExistingCollector), so registering again after a failure is no error.
+func toleratesDuplicate(register *ssa.Call) bool {
+	for _, ref := range *register.Referrers() {
+		switch x := ref.(type) {
+		case *ssa.TypeAssert:
+			if isNamed(x.AssertedType, prometheusPath, "AlreadyRegisteredError") {
+				return true
+			}
+		case *ssa.Call:
+			if isFunc(calleeFunc(x.Common()), "errors", "As") && len(x.Call.Args) == 2 &&
+				isNamed(typeDeref(root(x.Call.Args[1]).Type()), prometheusPath, "AlreadyRegisteredError") {
+				return true
+			}
+		}
+	}
+	return false
 }

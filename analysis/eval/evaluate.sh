@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# evaluate.sh runs metricleak over real modules, for EVALUATION.md. It is not
+# part of CI: it downloads each module and its dependencies through the Go
+# module proxy into the module cache, as ordinary dependencies of a scratch
+# module made in a temporary directory, and analyses the module's own
+# packages (not its tests), printing one report a line.
+#
+#	eval/evaluate.sh                          # every module below
+#	eval/evaluate.sh sigs.k8s.io/controller-runtime@v0.23.1
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+	targets=(
+		github.com/prometheus/client_golang@v1.25.0
+		sigs.k8s.io/controller-runtime@v0.25.3
+		github.com/prometheus/alertmanager@v0.35.0
+		github.com/grafana/dskit@v0.0.0-20260703122047-de1ec7541c44
+		github.com/thanos-io/thanos@v0.42.5
+	)
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/metricleak" ./cmd/metricleak
+
+for target in "${targets[@]}"; do
+	mod=${target%@*}
+	dir="$work/$(echo "$mod" | tr / _)"
+	mkdir -p "$dir"
+	(
+		cd "$dir"
+		go mod init evaluate >/dev/null 2>&1
+		go get "$target" >/dev/null 2>&1
+		go get "$mod/...@${target#*@}" >/dev/null 2>&1 || true
+		echo "=== $target"
+		# Exit status 3 means reports; anything else but 0 is an error.
+		"$work/metricleak" -test=false "$mod/..." 2>&1 | sed "s|^.*/pkg/mod/||" || true
+	)
+done

@@ -3,7 +3,8 @@
 # part of CI: it downloads each module and its dependencies through the Go
 # module proxy into the module cache, as ordinary dependencies of a scratch
 # module made in a temporary directory, and analyses the module's own
-# packages (not its tests), printing one report a line.
+# packages (not its tests), printing one report a line. It needs python3 to
+# read the module's replace directives.
 #
 #	eval/evaluate.sh                          # every module below
 #	eval/evaluate.sh sigs.k8s.io/controller-runtime@v0.23.1
@@ -33,6 +34,16 @@ for target in "${targets[@]}"; do
 		cd "$dir"
 		go mod init evaluate >/dev/null 2>&1
 		go get "$target" >/dev/null 2>&1
+		# The module's own replace directives (forks it builds against) do
+		# not apply to a dependency: copy those that name another module.
+		go mod edit -json "$(go list -m -f '{{.GoMod}}' "$mod")" |
+			python3 -c 'import json, sys
+for r in json.load(sys.stdin).get("Replace") or []:
+    old, new = r["Old"], r["New"]
+    if new.get("Version"):
+        o = old["Path"] + ("@" + old["Version"] if old.get("Version") else "")
+        print("-replace=%s=%s@%s" % (o, new["Path"], new["Version"]))' |
+			xargs -r go mod edit
 		go get "$mod/...@${target#*@}" >/dev/null 2>&1 || true
 		echo "=== $target"
 		# Exit status 3 means reports; anything else but 0 is an error.

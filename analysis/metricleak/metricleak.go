@@ -2,6 +2,7 @@ package metricleak
 
 import (
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -202,18 +203,9 @@ func exempt(fn *ssa.Function) bool {
 // appendNew appends the elements of add that list lacks.
 func appendNew(list []string, add ...string) []string {
 	for _, s := range add {
-		if !contains(list, s) {
+		if !slices.Contains(list, s) {
 			list = append(list, s)
 		}
 	}
 	return list
-}
-
-func contains(list []string, s string) bool {
-	for _, t := range list {
-		if t == s {
-			return true
-		}
-	}
-	return false
 }

@@ -110,7 +110,7 @@ func (c *checker) ownersOf(fn *ssa.Function, r *registration) *owners {
 func storesInto(call *ssa.Call, o ownerSet) ssa.Value {
 	common := call.Common()
 	if b, ok := common.Value.(*ssa.Builtin); ok {
-		if len(common.Args) < 2 || !(o.owns(common.Args[0]) || o.owns(common.Args[1])) {
+		if len(common.Args) < 2 || !o.owns(common.Args[0]) && !o.owns(common.Args[1]) {
 			return nil
 		}
 		switch b.Name() {

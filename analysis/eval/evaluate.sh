@@ -18,7 +18,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 		sigs.k8s.io/controller-runtime@v0.25.3
 		github.com/prometheus/alertmanager@v0.35.0
 		github.com/grafana/dskit@v0.0.0-20260703122047-de1ec7541c44
-		github.com/thanos-io/thanos@v0.42.5
+		github.com/thanos-io/thanos@v0.42.4
 	)
 fi
 

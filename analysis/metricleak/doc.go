@@ -50,8 +50,11 @@
 // result, the return may give a non-nil error, and some path leads from the
 // registration to the return on which it is neither undone nor handed on.
 // The owners of a registration are the collectors, the value a callee
-// handed back, the scope it went through, and whatever they are stored in,
-// captured by or pushed on. It is undone by
+// handed back, the scope it went through or any other registerer the
+// function made and registered through (a wrapper that can unregister all
+// it registered, say), and whatever they are stored in, captured by, pushed
+// on, or given to a function that keeps its argument in another (a fact
+// carries this too). It is undone by
 //
 //   - Unregister of an owner, on any registerer;
 //   - a call, with an owner as receiver or argument, to a function that
@@ -70,26 +73,31 @@
 //   - returning an owner (in any result but the error);
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
-//     lifecycle.Stack that is one of these; sending it on a channel;
-//     starting a goroutine with it;
+//     lifecycle.Stack that is one of these; passing it to a function that
+//     keeps it there, such as a setter on the receiver; sending it on a
+//     channel; starting a goroutine with it;
 //   - registering through a scope or registerer that the caller passed in
 //     as a *registry.Scope, or a collector the caller passed in or a package
 //     variable holds: the caller, or the program, owns those.
 //
 // A registration whose registerer is nil (promauto.With(nil)) or a registry
 // the function made itself with prometheus.NewRegistry is not a leak: the
-// registry goes away with what is in it. A Register call that returned an
-// error registered nothing, so the branch that returns that error is not
-// reported. Functions named init, the main function of a command, closures
+// registry goes away with what is in it. Registerers are followed through
+// wrappers, calls like prometheus.WrapRegistererWith that take one
+// registerer and return another. A Register call that returned an error
+// registered nothing, so the branch that returns that error, or a return
+// of that error itself, is not reported; a Register call whose error is
+// tested for prometheus.AlreadyRegisteredError is idempotent by design, and
+// not tracked at all. Functions named init, the main function of a command, closures
 // within them and package-level variable initializers are not checked: what
 // they register lives as long as the process, and a failure there ends it.
 //
 // # Limitations
 //
 // The analysis follows values within one function and facts about callees
-// it can name statically. It does not know where a callee stores an owner
-// it is passed: passing an owner to a function is neither undoing nor
-// handing it on, except for lifecycle.Stack's Push and PushFunc. A
+// it can name statically. A callee reached through an interface or a
+// function value is unknown: passing an owner to it is neither undoing nor
+// handing it on. A
 // registerer that is an interface parameter is taken not to be a scope,
 // even if the caller passes one; declare the parameter as *registry.Scope
 // to say that the caller owns what is registered. Collectors held in a
@@ -100,5 +108,8 @@
 // the check of the registering call's own error; a return of an error
 // variable that is nil on that path, but not visibly so, may be reported.
 // Registrations through a function value or an interface method are not
-// seen.
+// seen. Only the function main is exempt: the setup functions of a command,
+// which main calls and which end the process when they fail, are checked
+// like any other, and their reports, though true, are harmless; leave
+// cmd/... out of the run if they are noise.
 package metricleak

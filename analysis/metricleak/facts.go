@@ -46,6 +46,14 @@ func (f *registersFact) equal(g *registersFact) bool {
 		slices.Equal(f.Metrics, g.Metrics)
 }
 
+// equal reports whether f and g say the same.
+func (f *keepsFact) equal(g *keepsFact) bool {
+	if f == nil || g == nil {
+		return f == g
+	}
+	return slices.Equal(f.Flows, g.Flows)
+}
+
 // unregistersFact is exported for a function that undoes registrations: it
 // unregisters a collector, closes a scope or a lifecycle stack or slot, or
 // calls a function that does. Calling it with the owner of a registration,
@@ -57,3 +65,27 @@ type unregistersFact struct{}
 func (*unregistersFact) AFact() {}
 
 func (*unregistersFact) String() string { return "unregisters" }
+
+// keepsFact is exported for a function that keeps an argument where it
+// outlives the call: in another argument (typically the receiver, as a
+// setter does) or in a package variable, a channel or a goroutine. Passing
+// the owner of a registration to such a function hands the registration on,
+// or makes the argument it is kept in an owner too.
+type keepsFact struct {
+	Flows []flow
+}
+
+// A flow says that argument From (the receiver first) is kept in argument
+// To, or, with To -1, somewhere that outlives every argument.
+type flow struct{ From, To int }
+
+// AFact marks keepsFact as an analysis fact.
+func (*keepsFact) AFact() {}
+
+func (f *keepsFact) String() string {
+	parts := make([]string, len(f.Flows))
+	for i, fl := range f.Flows {
+		parts[i] = fmt.Sprintf("%d>%d", fl.From, fl.To)
+	}
+	return "keeps " + strings.Join(parts, " ")
+}

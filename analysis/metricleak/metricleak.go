@@ -2,6 +2,7 @@ package metricleak
 
 import (
 	"go/types"
+	"maps"
 	"slices"
 	"strings"
 
@@ -25,7 +26,7 @@ registry: the next attempt fails with a duplicate registration, and a
 GaugeFunc keeps the failed component alive.`,
 	URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
 	Requires:  []*analysis.Analyzer{buildssa.Analyzer},
-	FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact)},
+	FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact)},
 	Run:       run,
 }
 
@@ -35,6 +36,7 @@ func run(pass *analysis.Pass) (any, error) {
 		pass:      pass,
 		pkg:       info.Pkg,
 		registers: map[*ssa.Function]*registersFact{},
+		keeps:     map[*ssa.Function]*keepsFact{},
 		unreg:     map[*ssa.Function]bool{},
 	}
 	c.summarize(info.SrcFuncs)
@@ -51,6 +53,7 @@ type checker struct {
 	pass      *analysis.Pass
 	pkg       *ssa.Package
 	registers map[*ssa.Function]*registersFact // this package's functions that register and hand on
+	keeps     map[*ssa.Function]*keepsFact     // this package's functions that keep an argument
 	unreg     map[*ssa.Function]bool           // memo of unregisters
 }
 
@@ -65,7 +68,7 @@ func (c *checker) check(fn *ssa.Function) {
 		if r.handedAtOnce() {
 			continue
 		}
-		o := c.ownersOf(fn, r)
+		o := c.ownersOf(fn, r.seeds)
 		eff := c.effects(fn, o)
 		for _, ret := range rets {
 			if leaks(r, ret, o, eff) {
@@ -80,15 +83,18 @@ func (c *checker) check(fn *ssa.Function) {
 	}
 }
 
-// summarize computes the registersFact of each function of the package,
-// repeating until none changes so that a function calling another of the
-// package, declared later, sees its fact; then exports the facts.
+// summarize computes the registersFact and keepsFact of each function of
+// the package, repeating until none changes so that a function calling
+// another of the package, declared later, sees its facts; then exports them.
 func (c *checker) summarize(funcs []*ssa.Function) {
 	for range 8 {
 		changed := false
 		for _, fn := range funcs {
-			f := c.summary(fn)
-			if !f.equal(c.registers[fn]) {
+			if k := c.keepsSummary(fn); !k.equal(c.keeps[fn]) {
+				c.keeps[fn] = k
+				changed = true
+			}
+			if f := c.summary(fn); !f.equal(c.registers[fn]) {
 				c.registers[fn] = f
 				changed = true
 			}
@@ -108,6 +114,9 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 		if c.unregisters(fn) {
 			c.pass.ExportObjectFact(obj, new(unregistersFact))
 		}
+		if k := c.keeps[fn]; k != nil {
+			c.pass.ExportObjectFact(obj, k)
+		}
 	}
 }
 
@@ -120,7 +129,7 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 func (c *checker) summary(fn *ssa.Function) *registersFact {
 	var f *registersFact
 	for _, r := range c.registrations(fn) {
-		o := c.ownersOf(fn, r)
+		o := c.ownersOf(fn, r.seeds)
 		eff := c.effects(fn, o)
 		undone := func(instr ssa.Instruction) bool { return eff[instr] == undoes }
 		undoneOrDeferred := func(instr ssa.Instruction) bool { return undone(instr) || eff[instr] == defersUndo }
@@ -148,6 +157,83 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			}
 			f.Metrics = appendNew(f.Metrics, r.metrics...)
 		}
+	}
+	return f
+}
+
+// keepsSummary returns the keepsFact fn deserves, or nil: for each
+// parameter, where fn stores it (or what holds it) so that it outlives the
+// call.
+func (c *checker) keepsSummary(fn *ssa.Function) *keepsFact {
+	var f *keepsFact
+	for i, p := range fn.Params {
+		o := c.ownersOf(fn, []ssa.Value{p})
+		to := map[int]bool{}
+		holder := func(h ssa.Value) {
+			switch h.(type) {
+			case nil, *ssa.Global, *ssa.FreeVar:
+				to[-1] = true
+			case *ssa.Parameter:
+				if j := paramIndex(fn, h); j != i {
+					to[j] = true
+				}
+			}
+		}
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				switch x := instr.(type) {
+				case *ssa.Store:
+					if o.owns(x.Val) {
+						holder(root(x.Addr))
+					}
+				case *ssa.MapUpdate:
+					if o.owns(x.Value) || o.owns(x.Key) {
+						holder(root(x.Map))
+					}
+				case *ssa.Send:
+					if o.owns(x.X) {
+						holder(nil)
+					}
+				case *ssa.Go:
+					if o.owns(x.Call.Value) || anyOwned(o, x.Call.Args) {
+						holder(nil)
+					}
+				case *ssa.Call:
+					if h := storesInto(x, o); h != nil {
+						holder(h)
+					}
+					for _, h := range c.keptIn(&x.Call, o) {
+						holder(h)
+					}
+				}
+			}
+		}
+		for _, j := range slices.Sorted(maps.Keys(to)) {
+			if f == nil {
+				f = new(keepsFact)
+			}
+			f.Flows = append(f.Flows, flow{From: i, To: j})
+		}
+	}
+	return f
+}
+
+// keepsOf returns the keepsFact of a callee: from this package's
+// summaries, or imported.
+func (c *checker) keepsOf(fn *ssa.Function) *keepsFact {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if fn.Pkg == c.pkg {
+		return c.keeps[fn]
+	}
+	obj, ok := fn.Object().(*types.Func)
+	if !ok {
+		return nil
+	}
+	f := new(keepsFact)
+	if !c.pass.ImportObjectFact(obj, f) {
+		return nil
 	}
 	return f
 }

@@ -46,12 +46,13 @@ func (o *owners) undoesWhenCalled(v ssa.Value) bool {
 	return o.roots[r] && r == strip(v)
 }
 
-// ownersOf follows the seeds of r through fn: into the objects they are
-// stored in, the closures that capture them, the phis that merge them, and
-// the lifecycle stacks they are pushed on.
-func (c *checker) ownersOf(fn *ssa.Function, r *registration) *owners {
+// ownersOf follows the seeds of a registration through fn: into the objects
+// they are stored in, the closures that capture them, the phis that merge
+// them, the lifecycle stacks they are pushed on, and the arguments of calls
+// that keep them there.
+func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 	o := &owners{roots: map[ssa.Value]bool{}, undoFns: map[ssa.Value]bool{}}
-	for _, s := range r.seeds {
+	for _, s := range seeds {
 		o.roots[root(s)] = true
 	}
 	for changed := true; changed; {
@@ -95,6 +96,9 @@ func (c *checker) ownersOf(fn *ssa.Function, r *registration) *owners {
 					}
 				case *ssa.Call:
 					if holder := storesInto(x, o); holder != nil {
+						add(holder)
+					}
+					for _, holder := range c.keptIn(&x.Call, o) {
 						add(holder)
 					}
 				}
@@ -269,4 +273,29 @@ func converted(v ssa.Value) ssa.Value {
 func isFuncType(t types.Type) bool {
 	_, ok := t.Underlying().(*types.Signature)
 	return ok
+}
+
+// keptIn returns the roots of the arguments of a call that keep an owned
+// argument, by the callee's keepsFact; nil for the global holder (To -1).
+func (c *checker) keptIn(common *ssa.CallCommon, o ownerSet) []ssa.Value {
+	callee := common.StaticCallee()
+	if callee == nil {
+		return nil
+	}
+	f := c.keepsOf(callee)
+	if f == nil {
+		return nil
+	}
+	var holders []ssa.Value
+	for _, fl := range f.Flows {
+		if fl.From >= len(common.Args) || fl.To >= len(common.Args) || !o.owns(common.Args[fl.From]) {
+			continue
+		}
+		if fl.To < 0 {
+			holders = append(holders, nil)
+		} else {
+			holders = append(holders, root(common.Args[fl.To]))
+		}
+	}
+	return holders
 }

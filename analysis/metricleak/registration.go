@@ -143,19 +143,27 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 
 // addRegisterer notes the registerer r went through. It returns false when
 // the registration cannot leak: the registerer is nil, or a registry the
-// function made itself, which goes away with everything in it.
+// function made itself, which goes away with everything in it. A scope, or
+// any registerer the function made (a wrapper that can unregister all it
+// registered, say), owns what goes through it, like the collectors do.
 func (c *checker) addRegisterer(r *registration) bool {
 	if r.registerer == nil {
 		return true
 	}
-	reg, scope := registererRoot(r.registerer)
-	if isNil(reg) || isPrivateRegistry(reg) {
+	chain := registererChain(r.registerer)
+	bottom := chain[len(chain)-1]
+	if isNil(bottom) || isPrivateRegistry(bottom) {
 		return false
 	}
-	r.registerer = reg
-	if scope {
-		r.scope = true
-		r.seeds = append(r.seeds, scopeRoots(reg)...)
+	r.registerer = bottom
+	for _, v := range chain {
+		switch {
+		case isScope(v):
+			r.scope = true
+			r.seeds = append(r.seeds, scopeRoots(root(v))...)
+		case !outlives(root(v)):
+			r.seeds = append(r.seeds, root(v))
+		}
 	}
 	return true
 }
@@ -228,25 +236,51 @@ func factoryRegisterer(factory ssa.Value) (reg ssa.Value, known bool) {
 	return call.Call.Args[0], true
 }
 
-// registererRoot follows a registerer through prometheus.WrapRegistererWith
-// and WrapRegistererWithPrefix to the value that owns the registrations, and
-// reports whether a promscope scope is on the way.
-func registererRoot(v ssa.Value) (_ ssa.Value, scope bool) {
+// registererChain follows a registerer through wrappers, such as
+// prometheus.WrapRegistererWith: calls that take one registerer and return
+// another. It returns the registerer given and each one it wraps, down to
+// the one at the bottom, each as the value the call was given (so that a
+// scope converted to an interface is still seen as one). It stops at a
+// scope: what a scope wraps is its parent, which does not own what was
+// registered through the scope the way the scope does.
+func registererChain(v ssa.Value) []ssa.Value {
+	chain := []ssa.Value{v}
 	for range 16 {
-		scope = scope || isScope(v)
-		v = root(v)
-		scope = scope || isScope(v)
-		call, ok := v.(*ssa.Call)
-		if !ok {
+		if isScope(v) || isScope(root(v)) {
 			break
 		}
-		fn := calleeFunc(call.Common())
-		if !isFunc(fn, prometheusPath, "WrapRegistererWith") && !isFunc(fn, prometheusPath, "WrapRegistererWithPrefix") {
+		call, ok := root(v).(*ssa.Call)
+		if !ok || !isRegistererType(call.Type()) || call.Call.IsInvoke() {
 			break
 		}
-		v = call.Call.Args[1]
+		var inner ssa.Value
+		for _, arg := range call.Call.Args {
+			if isRegistererType(arg.Type()) {
+				if inner != nil {
+					inner = nil
+					break
+				}
+				inner = arg
+			}
+		}
+		if inner == nil {
+			break
+		}
+		v = inner
+		chain = append(chain, v)
 	}
-	return v, scope
+	if r := root(v); r != v {
+		chain = append(chain, r)
+	}
+	return chain
+}
+
+// isRegistererType reports whether t has a Register method of the shape of
+// prometheus.Registerer's.
+func isRegistererType(t types.Type) bool {
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, "Register")
+	fn, ok := obj.(*types.Func)
+	return ok && registererMethod(fn, "Register")
 }
 
 // isPrivateRegistry reports whether v is a registry made by
@@ -271,7 +305,8 @@ func scopeRoots(s ssa.Value) []ssa.Value {
 		if !ok || !isMethod(calleeFunc(call.Common()), registryPath, "Scope", "Child") {
 			break
 		}
-		parent, _ := registererRoot(call.Call.Args[0])
+		chain := registererChain(call.Call.Args[0])
+		parent := root(chain[len(chain)-1])
 		if outlives(parent) {
 			break
 		}

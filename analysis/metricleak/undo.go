@@ -66,6 +66,11 @@ func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 		if holder := storesInto(x, o); holder != nil && outlives(holder) {
 			return handsOn
 		}
+		for _, holder := range c.keptIn(&x.Call, o) {
+			if holder == nil || outlives(holder) {
+				return handsOn
+			}
+		}
 	}
 	return none
 }

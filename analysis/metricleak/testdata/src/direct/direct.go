@@ -166,3 +166,46 @@ func (w *wrapper) Register(c prometheus.Collector) error { // want Register:"^re
 }
 
 type wrapped struct{ prometheus.Collector }
+
+// unregisterer wraps a registerer and can undo all it registered.
+type unregisterer struct {
+	next prometheus.Registerer
+	cs   []prometheus.Collector
+}
+
+func (u *unregisterer) Register(c prometheus.Collector) error { // want Register:"^registers" Register:"keeps 1>0"
+	if err := u.next.Register(c); err != nil {
+		return err
+	}
+	u.cs = append(u.cs, c)
+	return nil
+}
+
+func (u *unregisterer) MustRegister(cs ...prometheus.Collector) { // want MustRegister:"^registers" MustRegister:"keeps 1>0"
+	for _, c := range cs {
+		if err := u.Register(c); err != nil {
+			panic(err)
+		}
+	}
+}
+
+func (u *unregisterer) Unregister(c prometheus.Collector) bool { return u.next.Unregister(c) } // want Unregister:"unregisters"
+
+func (u *unregisterer) UnregisterAll() { // want UnregisterAll:"unregisters"
+	for _, c := range u.cs {
+		u.next.Unregister(c)
+	}
+}
+
+// ThroughUnregisterer registers through a wrapper it made; undoing all the
+// wrapper registered undoes the registration.
+func ThroughUnregisterer(reg prometheus.Registerer, start func() error) error {
+	u := &unregisterer{next: reg}
+	wrapped := prometheus.WrapRegistererWith(prometheus.Labels{"tenant": "a"}, u)
+	wrapped.MustRegister(requests())
+	if err := start(); err != nil {
+		u.UnregisterAll()
+		return err
+	}
+	return start() // want `^app_http_requests_total registered at direct\.go:\d+ stays registered`
+}

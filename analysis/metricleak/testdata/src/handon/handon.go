@@ -27,9 +27,39 @@ func PartialResult(reg prometheus.Registerer, connect func() error) (*kube.API, 
 
 // Controller keeps what it starts.
 type Controller struct {
-	api   *kube.API
-	stop  func()
-	stops map[string]func()
+	api      *kube.API
+	stop     func()
+	stops    map[string]func()
+	watchers watchers
+}
+
+// watchers keeps the APIs it is given.
+type watchers struct{ apis []*kube.API }
+
+func (w *watchers) add(api *kube.API) { w.apis = append(w.apis, api) } // want add:"keeps 1>0"
+
+// PassedToKeeper hands the API to a method that keeps it in the receiver.
+func (c *Controller) PassedToKeeper(reg prometheus.Registerer, connect func() error) error { // want PassedToKeeper:"^registers"
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	c.watchers.add(api)
+	return connect()
+}
+
+// PassedToLocalKeeper hands it to one that is dropped.
+func PassedToLocalKeeper(reg prometheus.Registerer, connect func() error) (*watchers, error) { // want PassedToLocalKeeper:"^registers"
+	var ws watchers
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	ws.add(api)
+	if err := connect(); err != nil {
+		return nil, err // want `via kube\.NewAPI\) stay registered`
+	}
+	return &ws, nil
 }
 
 func (c *Controller) StoreInReceiver(reg prometheus.Registerer, connect func() error) error { // want StoreInReceiver:"^registers"
@@ -127,11 +157,11 @@ func CleanupClosure(reg prometheus.Registerer, connect func() error) error { // 
 		cleanup()
 		return err
 	}
-	return errFailed // want `attempts_total registered at handon\.go:124 stays registered`
+	return errFailed // want `attempts_total registered at handon\.go:154 stays registered`
 }
 
 // Cleanup hands a cleanup function back; its caller calls it on failure.
-func Cleanup(reg prometheus.Registerer) (func(), error) { // want Cleanup:"registers attempts_total at handon\\.go:136 \\(result 0, registerer 0\\)"
+func Cleanup(reg prometheus.Registerer) (func(), error) { // want Cleanup:"registers attempts_total at handon\\.go:166 \\(result 0, registerer 0\\)"
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "attempts_total"})
 	reg.MustRegister(c)
 	return func() { reg.Unregister(c) }, nil
@@ -146,7 +176,7 @@ func UseCleanup(reg prometheus.Registerer, connect func() error) error { // want
 		cleanup()
 		return err
 	}
-	return connect() // want `^attempts_total registered at handon\.go:136 \(via Cleanup\) stays registered when this returns an error: close its scope, or unregister it, before returning$`
+	return connect() // want `^attempts_total registered at handon\.go:166 \(via Cleanup\) stays registered when this returns an error: close its scope, or unregister it, before returning$`
 }
 
 func Goroutine(reg prometheus.Registerer, connect func() error) error { // want Goroutine:"^registers"

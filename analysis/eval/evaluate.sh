@@ -19,6 +19,8 @@ if [ ${#targets[@]} -eq 0 ]; then
 		github.com/prometheus/alertmanager@v0.35.0
 		github.com/grafana/dskit@v0.0.0-20260703122047-de1ec7541c44
 		github.com/thanos-io/thanos@v0.42.4
+		github.com/prometheus/prometheus@v0.316.0
+		github.com/prometheus/node_exporter@v1.12.1
 	)
 fi
 

@@ -97,10 +97,9 @@
 // The analysis follows values within one function and facts about callees
 // it can name statically. A callee reached through an interface or a
 // function value is unknown: passing an owner to it is neither undoing nor
-// handing it on. A
-// registerer that is an interface parameter is taken not to be a scope,
-// even if the caller passes one; declare the parameter as *registry.Scope
-// to say that the caller owns what is registered. Collectors held in a
+// handing it on. A registerer that is an interface parameter is taken not
+// to be a scope, even if the caller passes one; declare the parameter as
+// *registry.Scope to say that the caller owns what is registered. Collectors held in a
 // package variable, or in a field of the receiver, are taken to be owned
 // by the program or the receiver, so registering them and failing is not
 // reported, though a retry may then fail with a duplicate registration.

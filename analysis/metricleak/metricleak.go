@@ -162,8 +162,10 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 }
 
 // keepsSummary returns the keepsFact fn deserves, or nil: for each
-// parameter, where fn stores it (or what holds it) so that it outlives the
-// call.
+// parameter, where fn itself stores it (or what holds it) so that it
+// outlives the call. Calls fn makes are not followed: a keepsFact says what
+// a setter does, and following calls through buffer pools and the like
+// (fmt keeps its operands in a pooled printer) would say it of everything.
 func (c *checker) keepsSummary(fn *ssa.Function) *keepsFact {
 	var f *keepsFact
 	for i, p := range fn.Params {
@@ -200,9 +202,6 @@ func (c *checker) keepsSummary(fn *ssa.Function) *keepsFact {
 					}
 				case *ssa.Call:
 					if h := storesInto(x, o); h != nil {
-						holder(h)
-					}
-					for _, h := range c.keptIn(&x.Call, o) {
 						holder(h)
 					}
 				}

@@ -32,8 +32,13 @@ type owners struct {
 	undoFns map[ssa.Value]bool // roots that hold a function undoing the registration
 }
 
-func (o *owners) owns(v ssa.Value) bool         { return o.roots[root(v)] }
-func (o *owners) ownsDirectly(v ssa.Value) bool { return o.roots[strip(v)] }
+func (o *owners) owns(v ssa.Value) bool {
+	return mayHoldPointer(v.Type()) && o.roots[root(v)]
+}
+
+func (o *owners) ownsDirectly(v ssa.Value) bool {
+	return mayHoldPointer(v.Type()) && o.roots[strip(v)]
+}
 
 func (o *owners) undoesWhenCalled(v ssa.Value) bool {
 	r := root(v)
@@ -57,8 +62,11 @@ func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 	}
 	for changed := true; changed; {
 		changed = false
+		// An owner stored where it outlives the call is handed on there
+		// (see effectOf); what outlives the call does not itself become
+		// an owner, or everything reachable from a parameter would.
 		add := func(v ssa.Value) {
-			if v != nil && !o.roots[v] {
+			if v != nil && !o.roots[v] && !outlives(v) {
 				o.roots[v] = true
 				changed = true
 			}
@@ -298,4 +306,23 @@ func (c *checker) keptIn(common *ssa.CallCommon, o ownerSet) []ssa.Value {
 		}
 	}
 	return holders
+}
+
+// mayHoldPointer reports whether a value of type t can refer to another
+// value: a string or number read from an owner does not carry it.
+func mayHoldPointer(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	case *types.Struct:
+		for f := range u.Fields() {
+			if mayHoldPointer(f.Type()) {
+				return true
+			}
+		}
+		return false
+	case *types.Array:
+		return mayHoldPointer(u.Elem())
+	}
+	return true
 }

@@ -161,7 +161,8 @@ func (c *checker) addRegisterer(r *registration) bool {
 		case isScope(v):
 			r.scope = true
 			r.seeds = append(r.seeds, scopeRoots(root(v))...)
-		case !outlives(root(v)):
+		case !outlives(root(v)) && isRegistererType(root(v).Type()):
+			// Made here, not loaded from a local that holds options.
 			r.seeds = append(r.seeds, root(v))
 		}
 	}

@@ -147,6 +147,9 @@ func (k *captured) bound(v ssa.Value) ssa.Value {
 }
 
 func (k *captured) owns(v ssa.Value) bool {
+	if !mayHoldPointer(v.Type()) {
+		return false
+	}
 	b := k.bound(root(v))
 	return b != nil && k.outer.owns(b)
 }
@@ -242,6 +245,6 @@ func (c *checker) bodyUnregisters(fn *ssa.Function) bool {
 // own on an error path does not undo its arguments'.
 type given struct{}
 
-func (given) owns(v ssa.Value) bool             { return outlives(root(v)) }
+func (given) owns(v ssa.Value) bool             { return mayHoldPointer(v.Type()) && outlives(root(v)) }
 func (given) ownsDirectly(v ssa.Value) bool     { return outlives(strip(v)) }
 func (given) undoesWhenCalled(v ssa.Value) bool { return false }

@@ -72,3 +72,25 @@ func UnregisterField(reg prometheus.Registerer, listen func() error) (*Server, e
 	}
 	return &Server{m: m}, nil
 }
+
+// Options hold the registerer among other settings.
+type Options struct {
+	Registerer prometheus.Registerer
+	Dir        string
+}
+
+func (o *Options) validate() error { return nil }
+
+// FromOptions registers through a registerer loaded from its options: the
+// options are not an owner that could undo or hand the registration on.
+func FromOptions(o Options, open func(string) error) (*Server, error) { // want FromOptions:"^registers"
+	opts := o
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	m := newMetrics(opts.Registerer)
+	if err := open(opts.Dir); err != nil {
+		return nil, err // want `app_requests_total and app_inflight registered at promautocase\.go:22 \(via newMetrics\)`
+	}
+	return &Server{m: m}, nil
+}

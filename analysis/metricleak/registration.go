@@ -131,7 +131,7 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 	r.via = calleeFunc(common)
 	r.metrics = fact.Metrics
 	r.site = fact.Site
-	r.err = result(r.call, errorResult(r.call.Type()))
+	r.err = result(r.call, failureResult(r.call.Type()))
 	if fact.Result >= 0 {
 		if v := result(r.call, fact.Result); v != nil {
 			r.seeds = append(r.seeds, v)
@@ -349,6 +349,26 @@ func errorResult(t types.Type) int {
 	}
 	for i := tuple.Len() - 1; i >= 0; i-- {
 		if isErrorType(tuple.At(i).Type()) {
+			return i
+		}
+	}
+	return -1
+}
+
+// failureResult is the index of the result that reports a callee's
+// failure: an error, or a []error (rule loaders return every error they
+// found); -1 if there is none. Where it is non-nil, the callee failed and
+// handed nothing back.
+func failureResult(t types.Type) int {
+	if i := errorResult(t); i >= 0 {
+		return i
+	}
+	tuple, ok := t.(*types.Tuple)
+	if !ok {
+		return -1
+	}
+	for i := tuple.Len() - 1; i >= 0; i-- {
+		if s, ok := tuple.At(i).Type().(*types.Slice); ok && isErrorType(s.Elem()) {
 			return i
 		}
 	}

@@ -109,3 +109,24 @@ func newWatcherNoFail(reg prometheus.Registerer) (*Watcher, error) { // want new
 	}
 	return &Watcher{api: api}, nil
 }
+
+// loadAll reports every error it found, as rule loaders do.
+func loadAll(reg prometheus.Registerer) (*Watcher, []error) { // want loadAll:"^registers"
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, []error{err}
+	}
+	return &Watcher{api: api}, nil
+}
+
+// Reload returns an error when loadAll failed: it registered nothing then.
+func Reload(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want Reload:"^registers"
+	w, errs := loadAll(reg)
+	if errs != nil {
+		return nil, errUnreachable
+	}
+	if err := connect(); err != nil {
+		return nil, err // want `\(via loadAll\) stay registered`
+	}
+	return w, nil
+}

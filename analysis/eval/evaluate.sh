@@ -49,6 +49,11 @@ for r in json.load(sys.stdin).get("Replace") or []:
 		go get "$mod/...@${target#*@}" >/dev/null 2>&1 || true
 		echo "=== $target"
 		# Exit status 3 means reports; anything else but 0 is an error.
-		"$work/metricleak" -test=false "$mod/..." 2>&1 | sed "s|^.*/pkg/mod/||" || true
+		status=0
+		"$work/metricleak" -test=false "$mod/..." >"$dir/out" 2>&1 || status=$?
+		sed "s|^.*/pkg/mod/||" "$dir/out"
+		if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+			echo "metricleak exited with status $status"
+		fi
 	)
 done

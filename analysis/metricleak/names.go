@@ -1,0 +1,146 @@
+package metricleak
+
+import (
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// metricName returns the fully-qualified name of the metric a collector
+// value was made with, when it comes straight from a prometheus or promauto
+// constructor with constant options; otherwise "".
+func metricName(v ssa.Value) string {
+	for range 4 {
+		w := storedIn(v)
+		if w == nil {
+			break
+		}
+		v = w
+	}
+	call, ok := root(v).(*ssa.Call)
+	if !ok {
+		return ""
+	}
+	fn := calleeFunc(call.Common())
+	if fn == nil {
+		return ""
+	}
+	if path := pkgPath(fn.Pkg()); path != prometheusPath && path != promautoPath {
+		return madeBy(call)
+	}
+	if !strings.HasPrefix(fn.Name(), "New") {
+		return ""
+	}
+	_, args := receiverAndArgs(call.Common())
+	if len(args) == 0 {
+		return ""
+	}
+	return optsName(args[0])
+}
+
+// optsName builds the name in an Opts literal from its Namespace, Subsystem
+// and Name fields, the way prometheus.BuildFQName does. Any of them set to a
+// value that is not constant makes the name unknown.
+func optsName(opts ssa.Value) string {
+	alloc, ok := root(opts).(*ssa.Alloc)
+	if !ok {
+		return ""
+	}
+	fields := map[string]string{}
+	for _, ref := range *alloc.Referrers() {
+		fa, ok := ref.(*ssa.FieldAddr)
+		if !ok {
+			continue
+		}
+		st, ok := types.Unalias(typeDeref(fa.X.Type())).Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		name := st.Field(fa.Field).Name()
+		for _, use := range *fa.Referrers() {
+			store, ok := use.(*ssa.Store)
+			if !ok || store.Addr != fa {
+				continue
+			}
+			k, ok := store.Val.(*ssa.Const)
+			if !ok || k.Value == nil || k.Value.Kind() != constant.String {
+				fields[name] = "\x00" // set, but not to a constant
+				continue
+			}
+			fields[name] = constant.StringVal(k.Value)
+		}
+	}
+	var parts []string
+	for _, f := range []string{"Namespace", "Subsystem", "Name"} {
+		s := fields[f]
+		if strings.Contains(s, "\x00") {
+			return ""
+		}
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if fields["Name"] == "" {
+		return ""
+	}
+	return strings.Join(parts, "_")
+}
+
+// typeDeref returns the element type of a pointer, or t itself.
+func typeDeref(t types.Type) types.Type {
+	if p, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+// storedIn returns, for a load of a field of an object, the value the
+// function stored in that field; nil otherwise.
+func storedIn(v ssa.Value) ssa.Value {
+	v = strip(v)
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	fa, ok := load.X.(*ssa.FieldAddr)
+	if !ok {
+		return nil
+	}
+	for _, ref := range *fa.X.Referrers() {
+		other, ok := ref.(*ssa.FieldAddr)
+		if !ok || other.Field != fa.Field {
+			continue
+		}
+		for _, use := range *other.Referrers() {
+			if st, ok := use.(*ssa.Store); ok && st.Addr == other {
+				return st.Val
+			}
+		}
+	}
+	return nil
+}
+
+// madeBy names the metric a helper of the package returns, for a helper
+// with a single return statement: func requests() prometheus.Counter
+// { return prometheus.NewCounter(...) }.
+func madeBy(call *ssa.Call) string {
+	callee := call.Common().StaticCallee()
+	if callee == nil || callee.Pkg != call.Parent().Pkg || callee == call.Parent() {
+		return ""
+	}
+	rets := returnsIn(callee)
+	if len(rets) != 1 || len(rets[0].Results) != 1 {
+		return ""
+	}
+	res, ok := root(rets[0].Results[0]).(*ssa.Call)
+	if !ok || res.Common().StaticCallee() == callee {
+		return ""
+	}
+	if fn := calleeFunc(res.Common()); fn == nil || pkgPath(fn.Pkg()) != prometheusPath && pkgPath(fn.Pkg()) != promautoPath {
+		return ""
+	}
+	return metricName(res)
+}

@@ -1,0 +1,194 @@
+package metricleak
+
+import (
+	"go/types"
+	"maps"
+	"slices"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// summarize computes the registersFact and keepsFact of each function of
+// the package, repeating until none changes so that a function calling
+// another of the package, declared later, sees its facts; then exports them.
+func (c *checker) summarize(funcs []*ssa.Function) {
+	for range 8 {
+		changed := false
+		for _, fn := range funcs {
+			if k := c.keepsSummary(fn); !k.equal(c.keeps[fn]) {
+				c.keeps[fn] = k
+				changed = true
+			}
+			if f := c.summary(fn); !f.equal(c.registers[fn]) {
+				c.registers[fn] = f
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for _, fn := range funcs {
+		obj, ok := fn.Object().(*types.Func)
+		if !ok || fn.Parent() != nil {
+			continue
+		}
+		if f := c.registers[fn]; f != nil {
+			c.pass.ExportObjectFact(obj, f)
+		}
+		if c.unregisters(fn) {
+			c.pass.ExportObjectFact(obj, new(unregistersFact))
+		}
+		if k := c.keeps[fn]; k != nil {
+			c.pass.ExportObjectFact(obj, k)
+		}
+	}
+}
+
+// summary returns the registersFact fn deserves, or nil: some registration
+// in fn reaches a return that hands its owner back through a result, without
+// being undone on the way, or reaches any return, without being undone or
+// a deferred undo on the way, and went through a registerer parameter. A
+// deferred undo does not count against a return that hands the owner back:
+// it must be one that runs only on failure, like lifecycle.CloseOnError.
+func (c *checker) summary(fn *ssa.Function) *registersFact {
+	var f *registersFact
+	for _, r := range c.registrations(fn) {
+		o := c.ownersOf(fn, r.seeds)
+		eff := c.effects(fn, o)
+		undone := func(instr ssa.Instruction) bool { return eff[instr] == undoes }
+		undoneOrDeferred := func(instr ssa.Instruction) bool { return undone(instr) || eff[instr] == defersUndo }
+		regParam := paramIndex(fn, r.registerer)
+		if coveredBefore(r, eff, defersUndo) {
+			regParam = -1
+		}
+		for _, ret := range returnsIn(fn) {
+			res := returnsOwned(ret, o)
+			switch {
+			case res >= 0 && reaches(r, ret, false, undone):
+			case regParam >= 0 && reaches(r, ret, false, undoneOrDeferred):
+				res = -1
+			default:
+				continue
+			}
+			if f == nil {
+				f = &registersFact{Result: -1, Registerer: -1, Site: r.siteString(c.pass.Fset)}
+			}
+			if res >= 0 && (f.Result < 0 || res < f.Result) {
+				f.Result = res
+			}
+			if regParam >= 0 && f.Registerer < 0 {
+				f.Registerer = regParam
+			}
+			f.Metrics = appendNew(f.Metrics, r.metrics...)
+		}
+	}
+	return f
+}
+
+// keepsSummary returns the keepsFact fn deserves, or nil: for each
+// parameter, where fn itself stores it (or what holds it) so that it
+// outlives the call. Calls fn makes are not followed: a keepsFact says what
+// a setter does, and following calls through buffer pools and the like
+// (fmt keeps its operands in a pooled printer) would say it of everything.
+func (c *checker) keepsSummary(fn *ssa.Function) *keepsFact {
+	var f *keepsFact
+	for i, p := range fn.Params {
+		o := c.ownersOf(fn, []ssa.Value{p})
+		to := map[int]bool{}
+		holder := func(h ssa.Value) {
+			switch h.(type) {
+			case nil, *ssa.Global, *ssa.FreeVar:
+				to[-1] = true
+			case *ssa.Parameter:
+				if j := paramIndex(fn, h); j != i {
+					to[j] = true
+				}
+			}
+		}
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				switch x := instr.(type) {
+				case *ssa.Store:
+					if o.owns(x.Val) {
+						holder(root(x.Addr))
+					}
+				case *ssa.MapUpdate:
+					if o.owns(x.Value) || o.owns(x.Key) {
+						holder(root(x.Map))
+					}
+				case *ssa.Send:
+					if o.owns(x.X) {
+						holder(nil)
+					}
+				case *ssa.Go:
+					if o.owns(x.Call.Value) || anyOwned(o, x.Call.Args) {
+						holder(nil)
+					}
+				case *ssa.Call:
+					if h := storesInto(x, o); h != nil {
+						holder(h)
+					}
+				}
+			}
+		}
+		for _, j := range slices.Sorted(maps.Keys(to)) {
+			if f == nil {
+				f = new(keepsFact)
+			}
+			f.Flows = append(f.Flows, flow{From: i, To: j})
+		}
+	}
+	return f
+}
+
+// keepsOf returns the keepsFact of a callee: from this package's
+// summaries, or imported.
+func (c *checker) keepsOf(fn *ssa.Function) *keepsFact {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if fn.Pkg == c.pkg {
+		return c.keeps[fn]
+	}
+	obj, ok := fn.Object().(*types.Func)
+	if !ok {
+		return nil
+	}
+	f := new(keepsFact)
+	if !c.pass.ImportObjectFact(obj, f) {
+		return nil
+	}
+	return f
+}
+
+// registersOf returns the registersFact of a callee: from this package's
+// summaries, or imported.
+func (c *checker) registersOf(fn *ssa.Function) *registersFact {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if fn.Pkg == c.pkg {
+		return c.registers[fn]
+	}
+	obj, ok := fn.Object().(*types.Func)
+	if !ok {
+		return nil
+	}
+	f := new(registersFact)
+	if !c.pass.ImportObjectFact(obj, f) {
+		return nil
+	}
+	return f
+}
+
+// paramIndex is the index of v among fn's parameters (the receiver first),
+// or -1.
+func paramIndex(fn *ssa.Function, v ssa.Value) int {
+	for i, p := range fn.Params {
+		if p == v {
+			return i
+		}
+	}
+	return -1
+}

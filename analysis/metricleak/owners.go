@@ -32,13 +32,8 @@ type owners struct {
 	undoFns map[ssa.Value]bool // roots that hold a function undoing the registration
 }
 
-func (o *owners) owns(v ssa.Value) bool {
-	return mayHoldPointer(v.Type()) && o.roots[root(v)]
-}
-
-func (o *owners) ownsDirectly(v ssa.Value) bool {
-	return mayHoldPointer(v.Type()) && o.roots[strip(v)]
-}
+func (o *owners) owns(v ssa.Value) bool         { return canCarry(v) && o.roots[root(v)] }
+func (o *owners) ownsDirectly(v ssa.Value) bool { return canCarry(v) && o.roots[strip(v)] }
 
 func (o *owners) undoesWhenCalled(v ssa.Value) bool {
 	r := root(v)
@@ -306,6 +301,19 @@ func (c *checker) keptIn(common *ssa.CallCommon, o ownerSet) []ssa.Value {
 		}
 	}
 	return holders
+}
+
+// canCarry reports whether v can carry an owner: neither v nor the value
+// it was converted from (a string passed as an any, say) is a value without
+// pointers.
+func canCarry(v ssa.Value) bool {
+	for v != nil {
+		if !mayHoldPointer(v.Type()) {
+			return false
+		}
+		v = converted(v)
+	}
+	return true
 }
 
 // mayHoldPointer reports whether a value of type t can refer to another

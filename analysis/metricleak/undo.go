@@ -147,7 +147,7 @@ func (k *captured) bound(v ssa.Value) ssa.Value {
 }
 
 func (k *captured) owns(v ssa.Value) bool {
-	if !mayHoldPointer(v.Type()) {
+	if !canCarry(v) {
 		return false
 	}
 	b := k.bound(root(v))
@@ -245,6 +245,6 @@ func (c *checker) bodyUnregisters(fn *ssa.Function) bool {
 // own on an error path does not undo its arguments'.
 type given struct{}
 
-func (given) owns(v ssa.Value) bool             { return mayHoldPointer(v.Type()) && outlives(root(v)) }
+func (given) owns(v ssa.Value) bool             { return canCarry(v) && outlives(root(v)) }
 func (given) ownsDirectly(v ssa.Value) bool     { return outlives(strip(v)) }
 func (given) undoesWhenCalled(v ssa.Value) bool { return false }

@@ -14,6 +14,7 @@ var errFailed = errors.New("failed")
 type watcher struct {
 	api  *kube.API
 	stop func()
+	name string
 }
 
 // PartialResult returns the API with the error: the caller owns it.
@@ -157,11 +158,11 @@ func CleanupClosure(reg prometheus.Registerer, connect func() error) error { // 
 		cleanup()
 		return err
 	}
-	return errFailed // want `attempts_total registered at handon\.go:154 stays registered`
+	return errFailed // want `attempts_total registered at handon\.go:155 stays registered`
 }
 
 // Cleanup hands a cleanup function back; its caller calls it on failure.
-func Cleanup(reg prometheus.Registerer) (func(), error) { // want Cleanup:"registers attempts_total at handon\\.go:166 \\(result 0, registerer 0\\)"
+func Cleanup(reg prometheus.Registerer) (func(), error) { // want Cleanup:"registers attempts_total at handon\\.go:167 \\(result 0, registerer 0\\)"
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "attempts_total"})
 	reg.MustRegister(c)
 	return func() { reg.Unregister(c) }, nil
@@ -176,7 +177,7 @@ func UseCleanup(reg prometheus.Registerer, connect func() error) error { // want
 		cleanup()
 		return err
 	}
-	return connect() // want `^attempts_total registered at handon\.go:166 \(via Cleanup\) stays registered when this returns an error: close its scope, or unregister it, before returning$`
+	return connect() // want `^attempts_total registered at handon\.go:167 \(via Cleanup\) stays registered when this returns an error: close its scope, or unregister it, before returning$`
 }
 
 func Goroutine(reg prometheus.Registerer, connect func() error) error { // want Goroutine:"^registers"
@@ -186,4 +187,51 @@ func Goroutine(reg prometheus.Registerer, connect func() error) error { // want 
 	}
 	go func() { _ = api.Sync() }()
 	return connect()
+}
+
+// StoreOnSuccess stores the API in the receiver only when it succeeds;
+// storing something else of the receiver's on the way hands nothing on.
+func (c *Controller) StoreOnSuccess(reg prometheus.Registerer, connect func() error) error { // want StoreOnSuccess:"^registers"
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	c.stop = c.stops["default"]
+	if err := connect(); err != nil {
+		return err // want `via kube\.NewAPI\) stay registered`
+	}
+	c.api = api
+	return nil
+}
+
+var seen []any
+
+func remember(v any) { seen = append(seen, v) } // want remember:"keeps 0>-1"
+
+// KeptNameOnly keeps a string read from the owner: that keeps no owner.
+func KeptNameOnly(reg prometheus.Registerer, connect func() error) (*watcher, error) { // want KeptNameOnly:"^registers"
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	w := &watcher{api: api, name: "east"}
+	remember(w.name)
+	if err := connect(); err != nil {
+		return nil, err // want `via kube\.NewAPI\) stay registered`
+	}
+	return w, nil
+}
+
+// KeptWhole keeps the owner itself: that hands it on.
+func KeptWhole(reg prometheus.Registerer, connect func() error) (*watcher, error) { // want KeptWhole:"^registers"
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	w := &watcher{api: api, name: "east"}
+	remember(w)
+	if err := connect(); err != nil {
+		return nil, err
+	}
+	return w, nil
 }

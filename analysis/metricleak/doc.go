@@ -54,7 +54,8 @@
 // function made and registered through (a wrapper that can unregister all
 // it registered, say), and whatever they are stored in, captured by, pushed
 // on, or given to a function that keeps its argument in another (a fact
-// carries this too). It is undone by
+// carries this too). A string or number read from an owner carries
+// nothing. It is undone by
 //
 //   - Unregister of an owner, on any registerer;
 //   - a call, with an owner as receiver or argument, to a function that
@@ -76,39 +77,49 @@
 //     lifecycle.Stack that is one of these; passing it to a function that
 //     keeps it there, such as a setter on the receiver; sending it on a
 //     channel; starting a goroutine with it;
-//   - registering through a scope or registerer that the caller passed in
-//     as a *registry.Scope, or a collector the caller passed in or a package
-//     variable holds: the caller, or the program, owns those.
+//   - registering through a *registry.Scope the caller passed in, or
+//     registering a collector the caller passed in or a package variable
+//     holds: the caller, or the program, owns those.
 //
 // A registration whose registerer is nil (promauto.With(nil)) or a registry
 // the function made itself with prometheus.NewRegistry is not a leak: the
 // registry goes away with what is in it. Registerers are followed through
 // wrappers, calls like prometheus.WrapRegistererWith that take one
-// registerer and return another. A Register call that returned an error
-// registered nothing, so the branch that returns that error, or a return
-// of that error itself, is not reported; a Register call whose error is
-// tested for prometheus.AlreadyRegisteredError is idempotent by design, and
-// not tracked at all. Functions named init, the main function of a command, closures
-// within them and package-level variable initializers are not checked: what
-// they register lives as long as the process, and a failure there ends it.
+// registerer and return another. A registering call that failed (its error,
+// or a []error, is not nil) registered nothing, so the branch that returns
+// after that failure, or a return of that error itself, is not reported. A
+// Register call whose error is tested for prometheus.AlreadyRegisteredError
+// is idempotent by design, and not tracked at all.
+//
+// Functions named init, the main function of a command, closures within
+// them and package-level variable initializers are not checked: what they
+// register lives as long as the process, and a failure there ends it.
 //
 // # Limitations
 //
 // The analysis follows values within one function and facts about callees
 // it can name statically. A callee reached through an interface or a
 // function value is unknown: passing an owner to it is neither undoing nor
-// handing it on. A registerer that is an interface parameter is taken not
-// to be a scope, even if the caller passes one; declare the parameter as
-// *registry.Scope to say that the caller owns what is registered. Collectors held in a
-// package variable, or in a field of the receiver, are taken to be owned
-// by the program or the receiver, so registering them and failing is not
-// reported, though a retry may then fail with a duplicate registration.
-// Whether the error on a path is nil is judged from constants and from
-// the check of the registering call's own error; a return of an error
-// variable that is nil on that path, but not visibly so, may be reported.
-// Registrations through a function value or an interface method are not
-// seen. Only the function main is exempt: the setup functions of a command,
-// which main calls and which end the process when they fail, are checked
-// like any other, and their reports, though true, are harmless; leave
-// cmd/... out of the run if they are noise.
+// handing it on, and registrations made through it are not seen. Facts are
+// not path-sensitive: a callee that registers only on some paths is taken
+// to register always, and one that keeps an argument, or starts a goroutine
+// holding it, hands it on even if it then fails.
+//
+// A registerer that is an interface parameter is taken not to be a scope,
+// even if the caller passes one; declare the parameter as *registry.Scope
+// to say that the caller owns what is registered. Collectors held in a
+// package variable, or in a field of the receiver, are taken to be owned by
+// the program or the receiver, so registering them and failing is not
+// reported, though a retry may then fail with a duplicate registration; a
+// helper that returns package variables in a fresh slice hides them,
+// though, and registering those is reported.
+//
+// Whether the error on a path is nil is judged from constants and from the
+// check of the registering call's own error; a return of an error variable
+// that is nil on that path, but not visibly so, may be reported.
+//
+// Only the function main is exempt: the setup functions of a command, which
+// main calls and which end the process when they fail, are checked like any
+// other, and their reports, though true, are harmless; leave cmd/... out of
+// the run if they are noise.
 package metricleak

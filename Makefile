@@ -35,7 +35,7 @@ bench:
 # with and without leak reports; Close per collector at n=100 beside
 # n=10000; a registry's Gather after 100,000 recycled unchecked collectors.
 benchstat:
-	$(BENCHSTAT) -filter '-.name:(CloseScaling|RegisterCloseNested|RegisterCloseLeakReport|GatherAfterUncheckedRecycles)' -col /impl bench.txt
+	$(BENCHSTAT) -filter '-.name:/^(CloseScaling|RegisterCloseNested|RegisterCloseLeakReport|GatherAfterUncheckedRecycles)$$/' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:RegisterCloseNested' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:RegisterCloseLeakReport' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:CloseScaling' -row /scope -col /n bench.txt

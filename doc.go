@@ -18,6 +18,9 @@
 //   - Package [github.com/promscope/promscope/lifecycle] is the constructor
 //     side: CloseOnError for a constructor's error path, Stack for ordered
 //     cleanups, and Slot for a component rebuilt in a loop.
+//   - The separate module github.com/promscope/promscope/analysis holds
+//     metricleak, a vet check that finds the leak in code that does not use
+//     promscope yet: an error return that leaves metrics registered.
 //
 // # Usage
 //

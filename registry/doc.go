@@ -47,6 +47,14 @@
 // [Scope.Gather] gathers only what one scope owns, for tests; package
 // registrytest builds leak checks on it.
 //
+// # Diagnostics
+//
+// [WithName] names a scope, and [Scope.String] gives the name with the
+// labels and prefix: close errors, leak reports and the ownership page say
+// whose each metric is. [WithLeakReport] reports a scope dropped without
+// Close while it still owns registrations, with the line that made it.
+// [Handler] serves the tree of open scopes and what each owns.
+//
 // # Ownership
 //
 // client_golang identifies a collector by the fully-qualified names and

@@ -62,11 +62,24 @@ func benchRaw(b *testing.B, r prometheus.Registerer, gauges []prometheus.Collect
 			b.Fatal(err)
 		}
 	}
+	if probe {
+		benchRawRelease(b, r, gauges)
+		return
+	}
 	for _, g := range gauges {
-		if probe {
-			if _, ok := r.Register(g).(prometheus.AlreadyRegisteredError); !ok { //nolint:errorlint // a registry returns it as it is
-				b.Fatal("the probe got no AlreadyRegisteredError")
-			}
+		if !r.Unregister(g) {
+			b.Fatal("Unregister found nothing")
+		}
+	}
+}
+
+// benchRawRelease makes, in raw client_golang, the calls with which
+// Scope.Close takes back each of gauges from r: Register again, to learn
+// from the AlreadyRegisteredError who holds the identity, then Unregister.
+func benchRawRelease(b *testing.B, r prometheus.Registerer, gauges []prometheus.Collector) {
+	for _, g := range gauges {
+		if _, ok := r.Register(g).(prometheus.AlreadyRegisteredError); !ok { //nolint:errorlint // a registry returns it as it is
+			b.Fatal("the probe got no AlreadyRegisteredError")
 		}
 		if !r.Unregister(g) {
 			b.Fatal("Unregister found nothing")
@@ -272,29 +285,43 @@ func BenchmarkRegister(b *testing.B) {
 // with the timer stopped, and reports the time per collector: it must not
 // grow with n. scope=plain registers straight into a registry; scope=nested
 // is a scope made with NewScope(outer, WithLabels(...)), whose Close goes
-// through the outer scope.
+// through the outer scope. scope=floor and scope=floor-labelled are raw
+// client_golang making the calls of that Close (the probe, then Unregister)
+// on the registry and on prometheus.WrapRegistererWith of it: how much of
+// any growth is client_golang's own.
 func BenchmarkCloseScaling(b *testing.B) {
-	for _, kind := range []string{"plain", "nested"} {
+	labels := prometheus.Labels{"shard": "a"}
+	for _, kind := range []string{"plain", "nested", "floor", "floor-labelled"} {
 		for _, n := range []int{100, 10_000} {
 			b.Run(fmt.Sprintf("scope=%s/n=%d", kind, n), func(b *testing.B) {
 				gauges := benchGauges("scaling", n)
 				reg := prometheus.NewRegistry()
 				var parent prometheus.Registerer = reg
 				var opts []registry.Option
-				if kind == "nested" {
+				switch kind {
+				case "nested":
 					parent = registry.NewScope(reg)
-					opts = append(opts, registry.WithLabels(prometheus.Labels{"shard": "a"}))
+					opts = append(opts, registry.WithLabels(labels))
+				case "floor-labelled":
+					parent = prometheus.WrapRegistererWith(labels, reg)
 				}
 				for b.Loop() {
 					b.StopTimer()
-					s := registry.NewScope(parent, opts...)
+					var r prometheus.Registerer = parent
+					s := (*registry.Scope)(nil)
+					if kind == "plain" || kind == "nested" {
+						s = registry.NewScope(parent, opts...)
+						r = s
+					}
 					for _, g := range gauges {
-						if err := s.Register(g); err != nil {
+						if err := r.Register(g); err != nil {
 							b.Fatal(err)
 						}
 					}
 					b.StartTimer()
-					if err := s.Close(); err != nil {
+					if s == nil {
+						benchRawRelease(b, parent, gauges)
+					} else if err := s.Close(); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -307,8 +307,8 @@ func BenchmarkCloseScaling(b *testing.B) {
 				}
 				for b.Loop() {
 					b.StopTimer()
-					var r prometheus.Registerer = parent
-					s := (*registry.Scope)(nil)
+					r := parent
+					var s *registry.Scope
 					if kind == "plain" || kind == "nested" {
 						s = registry.NewScope(parent, opts...)
 						r = s

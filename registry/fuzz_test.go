@@ -906,6 +906,22 @@ func (r *fzRun) modelUnregister(sc *fzScope, it fzItem) bool {
 	}
 	e := sc.entries[i]
 	sc.entries = slices.Delete(sc.entries, i, i+1)
+	if !e.unchecked {
+		// The older registrations of the same collector with the same
+		// identity go too, before it: the registry holds none of them.
+		id := fzDescOf(bottom(e.item), itemOpts(e.item)).id
+		var twins []*fzEntry
+		sc.entries = slices.DeleteFunc(sc.entries, func(t *fzEntry) bool {
+			twin := !t.unchecked && sameCollector(t.item, e.item) && fzDescOf(bottom(t.item), itemOpts(t.item)).id == id
+			if twin {
+				twins = append(twins, t)
+			}
+			return twin
+		})
+		for _, t := range twins {
+			r.release(t)
+		}
+	}
 	return r.release(e) == ""
 }
 
@@ -1371,7 +1387,8 @@ func fzSeeds() [][]byte {
 			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 1, 0, 1), op(fzOpUnregisterEqual, 0, 0, 1),
 			op(fzOpRegister, 1, 0, 1)),
 		// The same gauge registered again after tampering, then an equal
-		// one: Unregister takes the newest registration of the gauge.
+		// one: Unregister takes every registration of the gauge, the
+		// newest reporting the equal one left alone.
 		seq(op(fzOpRoot, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 2),
 			op(fzOpRegister, 0, 0, 1), op(fzOpOutsiderUnregister, 0), op(fzOpRegister, 0, 0, 1),
 			op(fzOpOutsiderUnregister, 0), op(fzOpRegister, 0, 1, 1), op(fzOpUnregister, 0, 0),

@@ -212,7 +212,10 @@ func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 // or one describing the same fully-qualified names with the same constant
 // label values (help strings and variable labels do not matter). A
 // client_golang wrapper of c, which is what WrapRegistererWith passes on,
-// finds c too. When several of s's registrations match, the newest goes.
+// finds c too. When several of s's registrations match, the newest goes,
+// with any older registration of the same collector under the same
+// identity: the parent can hold only one of them, so the others are records
+// of what somebody else unregistered behind s's back.
 //
 // Unregister never removes a collector that s does not own: if somebody
 // else has since replaced s's registration with an equal collector, that one
@@ -231,10 +234,15 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 	}
 	s.st.mu.Lock()
 	m := s.st.lookup(c, ds)
+	var stale []*member
 	if m != nil {
 		s.st.untrack(m)
+		stale = s.st.untrackTwins(m)
 	}
 	s.st.mu.Unlock()
+	for _, t := range stale {
+		_ = s.tree.release(t, "") // the parent holds none of them: nothing to report
+	}
 	return m != nil && s.tree.release(m, "") == nil
 }
 
@@ -374,6 +382,31 @@ func (st *state) untrack(m *member) {
 			st.index[key] = ms
 		}
 	}
+}
+
+// untrackTwins removes and returns the older registrations of m's collector
+// with m's identity. They stand for the collector being unregistered, and
+// the parent holds none of them: it cannot hold two collectors of one
+// identity, and it accepted m after them. A scope gets such twins when an
+// outsider unregisters, straight from the registry, what a scope nested
+// through a client_golang wrapper of it registered: that scope's Close then
+// asks who holds the identity by registering the same collector again,
+// which this scope records anew, and the Unregister that follows must take
+// the old record too. Callers hold st.mu and have just untracked m.
+func (st *state) untrackTwins(m *member) []*member {
+	if m.unchecked() {
+		return nil
+	}
+	var twins []*member
+	for _, t := range st.index[identityKey(m.userDescs())] {
+		if sameCollector(t.user(), m.user()) && sameIdentity(t.userDescs(), m.userDescs()) {
+			twins = append(twins, t)
+		}
+	}
+	for _, t := range twins {
+		st.untrack(t)
+	}
+	return twins
 }
 
 // indexAdd adds m to the index. Callers hold st.mu.

@@ -63,25 +63,43 @@ func TestRecycledComponentsLeaveNothing(t *testing.T) {
 }
 
 func TestNestedScopes(t *testing.T) {
-	t.Run("a nested scope reports a gauge an outsider unregistered, and the outer scope keeps no record of it", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		p := registry.NewScope(reg)
-		s := registry.NewScope(p)
-		s.MustRegister(promtest.Gauge("jobs", 1))
-		if !reg.Unregister(promtest.Gauge("jobs", 0)) {
-			t.Fatal("the outsider's Unregister = false")
-		}
-		if err := s.Close(); !errors.Is(err, registry.ErrNotRegistered) {
-			t.Errorf("Close = %v, want ErrNotRegistered", err)
-		}
-		if got := p.Len(); got != 0 {
-			t.Errorf("the outer scope still counts %d collectors", got)
-		}
-		if err := p.Close(); err != nil {
-			t.Errorf("the outer scope's Close = %v", err)
-		}
-		registrytest.VerifyNone(t, reg)
-	})
+	for _, shape := range []struct {
+		name     string
+		on       func(p *registry.Scope) prometheus.Registerer
+		outsider prometheus.Collector // equal to the gauge as the registry holds it
+	}{
+		{"NewScope on the scope", func(p *registry.Scope) prometheus.Registerer { return p }, promtest.Gauge("jobs", 0)},
+		{"NewScope on WrapRegistererWith of the scope", func(p *registry.Scope) prometheus.Registerer {
+			return prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "east"}, p)
+		}, prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "jobs", ConstLabels: prometheus.Labels{"cluster": "east"}})},
+		{"NewScope on WrapRegistererWithPrefix of the scope", func(p *registry.Scope) prometheus.Registerer {
+			return prometheus.WrapRegistererWithPrefix("x_", p)
+		}, promtest.Gauge("x_jobs", 0)},
+	} {
+		t.Run("a nested scope reports a gauge an outsider unregistered, and the outer scope keeps no record of it: "+shape.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			p := registry.NewScope(reg)
+			p.MustRegister(promtest.Gauge("own", 1))
+			s := registry.NewScope(shape.on(p))
+			s.MustRegister(promtest.Gauge("jobs", 1))
+			if !reg.Unregister(shape.outsider) {
+				t.Fatal("the outsider's Unregister = false")
+			}
+			if err := s.Close(); !errors.Is(err, registry.ErrNotRegistered) {
+				t.Errorf("Close = %v, want ErrNotRegistered", err)
+			}
+			if got := p.Len(); got != 1 {
+				t.Errorf("the outer scope counts %d collectors, want 1, its own", got)
+			}
+			if got, _ := promtest.Series(reg); len(got) != 1 {
+				t.Errorf("the registry exposes %q, want the outer scope's gauge only", got)
+			}
+			if err := p.Close(); err != nil {
+				t.Errorf("the outer scope's Close = %v", err)
+			}
+			registrytest.VerifyNone(t, reg)
+		})
+	}
 
 	t.Run("closing the outermost of three levels, then the innermost, leaves no record anywhere", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()

@@ -2,8 +2,11 @@ package registry_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -45,9 +48,6 @@ import (
 // series by series. Nothing depends on timing: every operation runs to
 // completion before the next.
 func FuzzScope(f *testing.F) {
-	for _, seed := range fzSeeds() {
-		f.Add(seed)
-	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		newFzRun(t).run(data)
 	})
@@ -1355,75 +1355,135 @@ func (r *fzRun) checkLens() {
 	}
 }
 
+var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/fuzz/FuzzScope from fzSeeds")
+
+// An fzSeed is a named input of FuzzScope.
+type fzSeed struct {
+	name string
+	data []byte
+}
+
+// TestFuzzCorpus checks that testdata/fuzz/FuzzScope holds exactly the
+// seeds of fzSeeds, each in the file of its name in the fuzzing engine's
+// format, so that the files go on meaning what their names say when the
+// operations change. An input the fuzzer finds and writes there belongs in
+// fzSeeds, under a name.
+func TestFuzzCorpus(t *testing.T) {
+	dir := filepath.Join("testdata", "fuzz", "FuzzScope")
+	encode := func(data []byte) string { return fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data) }
+	if *updateCorpus {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, seed := range fzSeeds() {
+			if err := os.WriteFile(filepath.Join(dir, seed.name), []byte(encode(seed.data)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, seed := range fzSeeds() {
+		want[seed.name] = encode(seed.data)
+	}
+	for _, f := range files {
+		w, ok := want[f.Name()]
+		if !ok {
+			t.Errorf("%s is not a seed of fzSeeds: add it there under a name, then run with -update-corpus", f.Name())
+			continue
+		}
+		delete(want, f.Name())
+		got, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != w {
+			t.Errorf("%s is not what fzSeeds says; run with -update-corpus", f.Name())
+		}
+	}
+	for name := range want {
+		t.Errorf("seed %s has no file; run with -update-corpus", name)
+	}
+}
+
 // fzSeeds are hand-written scenarios, one per kind of trouble, so that the
-// seed run alone reaches every branch of the model.
-func fzSeeds() [][]byte {
+// seed run alone reaches every branch of the model. They are the seed
+// corpus in testdata/fuzz/FuzzScope, one file each, which TestFuzzCorpus
+// keeps in step with this list: after changing the operations or a seed,
+// rewrite the files with go test -run TestFuzzCorpus -update-corpus.
+func fzSeeds() []fzSeed {
 	op := func(code int, args ...byte) []byte { return append([]byte{byte(code)}, args...) }
 	seq := func(ops ...[]byte) []byte { return slices.Concat(ops...) }
-	return [][]byte{
+	return []fzSeed{
 		// A gauge, registered twice (the duplicate fails), then closed.
-		seq(op(fzOpRoot, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 3),
-			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 0, 0, 0), op(fzOpClose, 0)),
+		{"gauge-registered-twice-then-closed", seq(op(fzOpRoot, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 3),
+			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 0, 0, 0), op(fzOpClose, 0))},
 		// An outsider unregisters the scope's vector and registers an
 		// equal one of its own: Close leaves theirs.
-		seq(op(fzOpRoot, 2, 1), op(fzOpNewCollector, byte(fzVec), 0, 0x25),
+		{"outsider-replaces-the-scopes-vector", seq(op(fzOpRoot, 2, 1), op(fzOpNewCollector, byte(fzVec), 0, 0x25),
 			op(fzOpRegister, 0, 0, 1), op(fzOpOutsiderUnregister, 0),
-			op(fzOpOutsiderRegister, 0, 7), op(fzOpRegister, 0, 0, 1), op(fzOpClose, 0)),
+			op(fzOpOutsiderRegister, 0, 7), op(fzOpRegister, 0, 0, 1), op(fzOpClose, 0))},
 		// Nested scopes with prefixes and labels, a GaugeFunc and an
 		// unchecked collector in both; the outer scope closes them all.
-		seq(op(fzOpRoot, 1, 1), op(fzOpNest, 0, 0, 2), op(fzOpNest, 1, 1, 4),
+		{"nested-prefixes-and-labels-closed-by-the-outer-scope", seq(op(fzOpRoot, 1, 1), op(fzOpNest, 0, 0, 2), op(fzOpNest, 1, 1, 4),
 			op(fzOpNewCollector, byte(fzFunc), 1, 9), op(fzOpNewCollector, byte(fzUnchecked), 0, 4),
 			op(fzOpRegister, 1, 0, 1), op(fzOpRegister, 2, 1, 1), op(fzOpRegister, 0, 1, 1),
-			op(fzOpGatherScope, 1), op(fzOpUnregister, 2, 1), op(fzOpClose, 0), op(fzOpRegister, 2, 0, 1)),
+			op(fzOpGatherScope, 1), op(fzOpUnregister, 2, 1), op(fzOpClose, 0), op(fzOpRegister, 2, 0, 1))},
 		// Shared vectors with DeleteOnClose from two scopes, one of them
 		// already closed, and the misuse of no labels.
-		seq(op(fzOpRoot, 0, 1), op(fzOpRoot, 3, 1), op(fzOpShared, 0, 0, 0, 2),
+		{"shared-vectors-delete-on-close-from-two-scopes", seq(op(fzOpRoot, 0, 1), op(fzOpRoot, 3, 1), op(fzOpShared, 0, 0, 0, 2),
 			op(fzOpShared, 1, 1, 1, 1), op(fzOpShared, 0, 1, 0, 3),
 			op(fzOpDeleteOnClose, 0, 1, 0, 0, 3), op(fzOpDeleteOnClose, 1, 0, 0, 0, 1),
-			op(fzOpClose, 1), op(fzOpDeleteOnClose, 1, 3, 1, 1, 2), op(fzOpClose, 0)),
+			op(fzOpClose, 1), op(fzOpDeleteOnClose, 1, 3, 1, 1, 2), op(fzOpClose, 0))},
 		// The same descriptors under two scopes of different label names:
 		// the second fails with the registry's consistency error.
-		seq(op(fzOpRoot, 0, 1), op(fzOpRoot, 2, 1), op(fzOpNewCollector, byte(fzGauge), 1, 2),
+		{"same-descriptors-under-two-label-names", seq(op(fzOpRoot, 0, 1), op(fzOpRoot, 2, 1), op(fzOpNewCollector, byte(fzGauge), 1, 2),
 			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 1, 0, 1), op(fzOpUnregisterEqual, 0, 0, 1),
-			op(fzOpRegister, 1, 0, 1)),
+			op(fzOpRegister, 1, 0, 1))},
 		// The same gauge registered again after tampering, then an equal
 		// one: Unregister takes every registration of the gauge, the
 		// newest reporting the equal one left alone.
-		seq(op(fzOpRoot, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 2),
+		{"same-gauge-registered-again-after-tampering", seq(op(fzOpRoot, 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 1), op(fzOpNewCollector, byte(fzGauge), 0, 2),
 			op(fzOpRegister, 0, 0, 1), op(fzOpOutsiderUnregister, 0), op(fzOpRegister, 0, 0, 1),
 			op(fzOpOutsiderUnregister, 0), op(fzOpRegister, 0, 1, 1), op(fzOpUnregister, 0, 0),
-			op(fzOpUnregister, 0, 0), op(fzOpGatherScope, 0), op(fzOpClose, 0)),
+			op(fzOpUnregister, 0, 0), op(fzOpGatherScope, 0), op(fzOpClose, 0))},
 		// A scope with a nil parent, a nested scope setting its label.
-		seq(op(fzOpRoot, 2, 0), op(fzOpNest, 0, 0, 5), op(fzOpNewCollector, byte(fzUnchecked), 1, 3),
+		{"nil-parent-and-a-nested-scope-setting-its-label", seq(op(fzOpRoot, 2, 0), op(fzOpNest, 0, 0, 5), op(fzOpNewCollector, byte(fzUnchecked), 1, 3),
 			op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 0, 0, 1), op(fzOpRegister, 1, 0, 1), op(fzOpGatherScope, 0),
-			op(fzOpNil, 0), op(fzOpUnregister, 0, 0), op(fzOpGatherScope, 0)),
+			op(fzOpNil, 0), op(fzOpUnregister, 0, 0), op(fzOpGatherScope, 0))},
 		// A scope on a label wrapper of a program scope, three levels
 		// deep, with checked and unchecked collectors, recycled.
-		seq(op(fzOpRoot, 1, 1), op(fzOpWrap, 0, 0), op(fzOpNest, 1, 0, 2), op(fzOpWrap, 1, 1), op(fzOpNest, 3, 0, 3),
+		{"three-levels-on-a-label-wrapper-recycled", seq(op(fzOpRoot, 1, 1), op(fzOpWrap, 0, 0), op(fzOpNest, 1, 0, 2), op(fzOpWrap, 1, 1), op(fzOpNest, 3, 0, 3),
 			op(fzOpNewCollector, byte(fzGauge), 0, 1), op(fzOpNewCollector, byte(fzUnchecked), 0, 2),
 			op(fzOpRegister, 2, 0, 0), op(fzOpRegister, 2, 1, 0), op(fzOpRegister, 4, 0, 1), op(fzOpRegister, 4, 1, 1),
 			op(fzOpGatherScope, 0), op(fzOpClose, 2), op(fzOpNest, 1, 0, 2), op(fzOpRegister, 5, 1, 0),
-			op(fzOpClose, 0), op(fzOpRegister, 4, 0, 0), op(fzOpClose, 4)),
+			op(fzOpClose, 0), op(fzOpRegister, 4, 0, 0), op(fzOpClose, 4))},
 		// Registrations through wrappers of a scope, and the outsider
 		// tampering with them behind the scope's back.
-		seq(op(fzOpRoot, 2, 1), op(fzOpWrap, 0, 1), op(fzOpWrap, 0, 0),
+		{"registrations-through-wrappers-with-an-outsider", seq(op(fzOpRoot, 2, 1), op(fzOpWrap, 0, 1), op(fzOpWrap, 0, 0),
 			op(fzOpNewCollector, byte(fzVec), 1, 0x12), op(fzOpNewCollector, byte(fzUnchecked), 1, 5),
 			op(fzOpRegister, 1, 0, 0), op(fzOpRegister, 2, 0, 0), op(fzOpRegister, 1, 1, 0),
 			op(fzOpOutsiderUnregister, 0), op(fzOpOutsiderRegister, 0, 3), op(fzOpUnregister, 1, 0),
-			op(fzOpUnregisterEqual, 2, 0, 1), op(fzOpUnregister, 1, 1), op(fzOpClose, 0)),
+			op(fzOpUnregisterEqual, 2, 0, 1), op(fzOpUnregister, 1, 1), op(fzOpClose, 0))},
 		// Values holding slices, copies of them, and quiet collectors.
-		seq(op(fzOpRoot, 0, 1), op(fzOpNest, 0, 1, 1), op(fzOpNewCollector, byte(fzValue), 0, 4),
+		{"values-holding-slices-and-quiet-collectors", seq(op(fzOpRoot, 0, 1), op(fzOpNest, 0, 1, 1), op(fzOpNewCollector, byte(fzValue), 0, 4),
 			op(fzOpNewCollector, byte(fzQuiet), 1, 6), op(fzOpRegister, 1, 0, 0), op(fzOpUnregisterEqual, 1, 0, 0),
 			op(fzOpRegister, 1, 0, 0), op(fzOpRegister, 0, 1, 0), op(fzOpRegister, 1, 1, 0),
-			op(fzOpUnregister, 0, 1), op(fzOpGatherScope, 0), op(fzOpClose, 1)),
+			op(fzOpUnregister, 0, 1), op(fzOpGatherScope, 0), op(fzOpClose, 1))},
 		// A nested scope that sets its outer scope's label: its
 		// registrations fail, and once closed, say so first.
-		seq(op(fzOpRoot, 2, 1), op(fzOpNest, 0, 1, 5), op(fzOpNewCollector, byte(fzGauge), 0, 1),
-			op(fzOpRegister, 1, 0, 0), op(fzOpRegister, 1, 0, 1), op(fzOpClose, 0), op(fzOpRegister, 1, 0, 0)),
+		{"nested-scope-setting-its-outer-scopes-label", seq(op(fzOpRoot, 2, 1), op(fzOpNest, 0, 1, 5), op(fzOpNewCollector, byte(fzGauge), 0, 1),
+			op(fzOpRegister, 1, 0, 0), op(fzOpRegister, 1, 0, 1), op(fzOpClose, 0), op(fzOpRegister, 1, 0, 0))},
 		// A scope nested through a wrapper outlives the scope it is on.
-		seq(op(fzOpRoot, 0, 1), op(fzOpWrap, 0, 1), op(fzOpNest, 1, 0, 0),
+		{"scope-through-a-wrapper-outlives-the-scope-it-is-on", seq(op(fzOpRoot, 0, 1), op(fzOpWrap, 0, 1), op(fzOpNest, 1, 0, 0),
 			op(fzOpNewCollector, byte(fzGauge), 1, 1), op(fzOpNewCollector, byte(fzUnchecked), 0, 1),
 			op(fzOpRegister, 2, 0, 0), op(fzOpClose, 0), op(fzOpRegister, 2, 1, 0), op(fzOpUnregister, 2, 0),
-			op(fzOpGatherScope, 1), op(fzOpClose, 1)),
+			op(fzOpGatherScope, 1), op(fzOpClose, 1))},
 	}
 }

@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/prometheus/client_golang v1.22.0
 	github.com/prometheus/client_model v0.6.1
-	go.uber.org/goleak v1.3.0
+	go.uber.org/goleak v1.1.11
 	go.uber.org/multierr v1.10.0
 )
 

@@ -16,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/multierr"
 
+	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
 )
 
@@ -107,25 +108,8 @@ func fzHelp(kind fzKind, name string) string {
 	return fmt.Sprintf("Fuzz %s of kind %d.", name, kind)
 }
 
-// fzUncheckedCollector exposes one gauge but describes nothing.
-type fzUncheckedCollector struct {
-	desc  *prometheus.Desc
-	value float64
-}
-
-func (*fzUncheckedCollector) Describe(chan<- *prometheus.Desc) {}
-
-func (u *fzUncheckedCollector) Collect(ch chan<- prometheus.Metric) {
-	ch <- prometheus.MustNewConstMetric(u.desc, prometheus.GaugeValue, u.value)
-}
-
-// fzGauges is a collector of a slice type; fzHolder, a comparable type
-// holding one, cannot be compared with == without a panic.
-type fzGauges []prometheus.Gauge
-
-func (gs fzGauges) Describe(ch chan<- *prometheus.Desc) { gs[0].Describe(ch) }
-func (gs fzGauges) Collect(ch chan<- prometheus.Metric) { gs[0].Collect(ch) }
-
+// fzHolder is a comparable type holding a collector of a slice type
+// (promtest.Gauges), so it cannot be compared with == without a panic.
 type fzHolder struct{ inner prometheus.Collector }
 
 func (h fzHolder) Describe(ch chan<- *prometheus.Desc) { h.inner.Describe(ch) }
@@ -154,7 +138,7 @@ type fzCol struct {
 	same   *fzCol // the collector this one is a copy of, or itself
 	gauge  prometheus.Gauge
 	vec    *prometheus.CounterVec
-	unc    *fzUncheckedCollector
+	unc    *promtest.Unchecked
 	quiet  *fzQuietGauge
 	asked  bool // the model's own record of whether quiet was described
 	series map[string]float64
@@ -172,7 +156,7 @@ func fzNewCol(kind fzKind, name string, v byte) *fzCol {
 		c.obj = c.gauge
 		switch kind {
 		case fzValue:
-			c.obj = fzHolder{inner: fzGauges{c.gauge}}
+			c.obj = fzHolder{inner: promtest.Gauges{c.gauge}}
 		case fzQuiet:
 			c.quiet = &fzQuietGauge{Gauge: c.gauge}
 			c.obj = c.quiet
@@ -191,7 +175,7 @@ func fzNewCol(kind fzKind, name string, v byte) *fzCol {
 		c.obj = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return value })
 		c.series[""] = value
 	case fzUnchecked:
-		c.unc = &fzUncheckedCollector{desc: prometheus.NewDesc(name, help, nil, nil), value: value}
+		c.unc = &promtest.Unchecked{Name: name, Help: help, Value: value}
 		c.obj = c.unc
 		c.series[""] = value
 	}
@@ -216,7 +200,7 @@ func (c *fzCol) set(v byte) {
 		c.vec.WithLabelValues(k).Add(value)
 		c.series[k] += value
 	case fzUnchecked:
-		c.unc.value = value
+		c.unc.Value = value
 		c.series[""] = value
 	}
 }
@@ -1002,7 +986,7 @@ func (r *fzRun) register(tg *fzTarget, c *fzCol, must bool) {
 	r.logf("%s: Register(%s %p) must %v", tg.name, c.name, c.obj, must)
 	var err error
 	if must {
-		v := fzPanic(func() { tg.reg.MustRegister(c.obj) })
+		v := promtest.Panic(func() { tg.reg.MustRegister(c.obj) })
 		if v != nil {
 			var ok bool
 			if err, ok = v.(error); !ok {
@@ -1051,17 +1035,11 @@ func fzSameObj(a, b prometheus.Collector) bool {
 		if !aok || !bok {
 			return false
 		}
-		ga, _ := ha.inner.(fzGauges)
-		gb, _ := hb.inner.(fzGauges)
+		ga, _ := ha.inner.(promtest.Gauges)
+		gb, _ := hb.inner.(promtest.Gauges)
 		return len(ga) > 0 && len(gb) > 0 && &ga[0] == &gb[0]
 	}
 	return a == b
-}
-
-func fzPanic(f func()) (v any) {
-	defer func() { v = recover() }()
-	f()
-	return nil
 }
 
 func (r *fzRun) unregister(tg *fzTarget, c *fzCol, how string) {
@@ -1117,7 +1095,7 @@ func (r *fzRun) deleteOnClose(sc *fzScope, choice int, owner, k string, vecs int
 	}
 	r.logf("%s: DeleteOnClose(%v, %v)", r.name(sc), labels, d.vecs)
 	if len(labels) == 0 || len(ds) == 0 {
-		v := fzPanic(func() { sc.s.DeleteOnClose(labels, ds...) })
+		v := promtest.Panic(func() { sc.s.DeleteOnClose(labels, ds...) })
 		if msg, ok := v.(string); !ok || !strings.HasPrefix(msg, "registry: ") {
 			r.fatalf("DeleteOnClose with no labels or no vectors panicked with %#v, want a \"registry: \" message", v)
 		}

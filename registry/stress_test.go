@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
+	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
 	"github.com/promscope/promscope/registry/registrytest"
 )
@@ -146,7 +147,7 @@ func (w *stWorker) checkOwn(mayLose func() bool) {
 		w.errorf("Gather of its scope = %v", err)
 		return
 	}
-	got := stSeries(mfs)
+	got := promtest.Values(mfs)
 	for key, v := range got {
 		name, _, _ := strings.Cut(key, "{")
 		if _, ok := w.owned[strings.TrimPrefix(name, w.prefix)]; !ok || v != float64(w.id+1) {
@@ -156,21 +157,6 @@ func (w *stWorker) checkOwn(mayLose func() bool) {
 	if !mayLose() && len(got) != len(w.owned) {
 		w.errorf("its scope exposes %d series, want %d", len(got), len(w.owned))
 	}
-}
-
-// stSeries flattens gathered families into name{labels} -> value.
-func stSeries(mfs []*dto.MetricFamily) map[string]float64 {
-	out := map[string]float64{}
-	for _, mf := range mfs {
-		for _, m := range mf.GetMetric() {
-			var pairs []string
-			for _, lp := range m.GetLabel() {
-				pairs = append(pairs, fmt.Sprintf("%s=%q", lp.GetName(), lp.GetValue()))
-			}
-			out[mf.GetName()+"{"+strings.Join(pairs, ",")+"}"] = m.GetGauge().GetValue()
-		}
-	}
-	return out
 }
 
 func TestStress(t *testing.T) {
@@ -220,7 +206,7 @@ func TestStress(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Gather = %v", err)
 		}
-		got := stSeries(mfs)
+		got := promtest.Values(mfs)
 		for key, v := range want {
 			if got[key] != v {
 				t.Errorf("the registry exposes %s = %v, want %v", key, got[key], v)
@@ -248,24 +234,8 @@ func TestStress(t *testing.T) {
 			}
 		}
 		registrytest.VerifyNone(t, reg, "other")
-		if got := stValue(t, reg, "other"); got != 42 {
-			t.Errorf("other = %v, want 42", got)
+		if got, err := promtest.Series(reg); err != nil || !slices.Equal(got, []string{"other{} 42"}) {
+			t.Errorf("the registry exposes %q (%v), want other{} 42", got, err)
 		}
 	})
-}
-
-// stValue returns the value of the one series named name in g.
-func stValue(t *testing.T, g prometheus.Gatherer, name string) float64 {
-	t.Helper()
-	mfs, err := g.Gather()
-	if err != nil {
-		t.Fatalf("Gather = %v", err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetGauge().GetValue()
-		}
-	}
-	t.Fatalf("%s is not exposed", name)
-	return 0
 }

@@ -45,9 +45,10 @@ func CounterVec(name string, labels ...string) *prometheus.CounterVec {
 }
 
 // Unchecked is a collector that describes nothing and collects one gauge,
-// Name, set to Value.
+// Name, set to Value, with the help string Help (the kit's if empty).
 type Unchecked struct {
 	Name  string
+	Help  string
 	Value float64
 }
 
@@ -56,7 +57,11 @@ func (*Unchecked) Describe(chan<- *prometheus.Desc) {}
 
 // Collect collects the gauge.
 func (u *Unchecked) Collect(ch chan<- prometheus.Metric) {
-	ch <- prometheus.MustNewConstMetric(prometheus.NewDesc(u.Name, Help(u.Name), nil, nil), prometheus.GaugeValue, u.Value)
+	help := u.Help
+	if help == "" {
+		help = Help(u.Name)
+	}
+	ch <- prometheus.MustNewConstMetric(prometheus.NewDesc(u.Name, help, nil, nil), prometheus.GaugeValue, u.Value)
 }
 
 // Series returns what g exposes, one "name{label="value",...} value" line a
@@ -70,6 +75,18 @@ func Series(g prometheus.Gatherer) ([]string, error) {
 // Lines flattens metric families as Series does.
 func Lines(mfs []*dto.MetricFamily) []string {
 	var out []string
+	for series, v := range Values(mfs) {
+		out = append(out, fmt.Sprintf("%s %v", series, v))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Values flattens metric families into the value of each series, keyed
+// `name{label="value",...}`: the value of a counter, gauge or untyped metric,
+// the sample count of a histogram or summary.
+func Values(mfs []*dto.MetricFamily) map[string]float64 {
+	out := map[string]float64{}
 	for _, mf := range mfs {
 		for _, m := range mf.GetMetric() {
 			pairs := make([]string, 0, len(m.GetLabel()))
@@ -89,10 +106,9 @@ func Lines(mfs []*dto.MetricFamily) []string {
 			case m.Summary != nil:
 				v = float64(m.GetSummary().GetSampleCount())
 			}
-			out = append(out, fmt.Sprintf("%s{%s} %v", mf.GetName(), strings.Join(pairs, ","), v))
+			out[mf.GetName()+"{"+strings.Join(pairs, ",")+"}"] = v
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 

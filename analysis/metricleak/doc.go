@@ -114,6 +114,12 @@
 // helper that returns package variables in a fresh slice hides them,
 // though, and registering those is reported.
 //
+// Undoing is not checked for its conditions or its registerer: a deferred
+// cleanup counts whatever its condition, even one that acts only when the
+// function succeeds, and Unregister on any registerer counts, even on the
+// parent of a prefixing or labelling wrapper the collector was registered
+// through, where client_golang finds nothing to remove.
+//
 // Whether the error on a path is nil is judged from constants and from the
 // check of the registering call's own error; a return of an error variable
 // that is nil on that path, but not visibly so, may be reported.

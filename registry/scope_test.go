@@ -288,6 +288,29 @@ func TestUnregister(t *testing.T) {
 		}
 	})
 
+	t.Run("takes every registration of a collector registered again after an outsider removed it", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		g := promtest.Gauge("jobs", 1)
+		scope.MustRegister(g, promtest.Gauge("other", 2))
+		reg.Unregister(g)
+		scope.MustRegister(g) // the parent holds nothing of it: a second registration
+		if got := scope.Len(); got != 3 {
+			t.Fatalf("Len() = %d, want 3", got)
+		}
+		if !scope.Unregister(g) {
+			t.Error("Unregister = false")
+		}
+		if got := scope.Len(); got != 1 {
+			t.Errorf("Len() = %d, want 1: other", got)
+		}
+		promtest.Expose(t, reg, "other{} 2")
+		if err := scope.Close(); err != nil {
+			t.Errorf("Close = %v, want nil: no stale record left to report", err)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
+
 	t.Run("removes through nested scopes, and an unchecked collector, and returns false once closed", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		outer := registry.NewScope(reg)

@@ -890,23 +890,27 @@ func (r *fzRun) modelUnregister(sc *fzScope, it fzItem) bool {
 	}
 	e := sc.entries[i]
 	sc.entries = slices.Delete(sc.entries, i, i+1)
+	es := []*fzEntry{e}
 	if !e.unchecked {
 		// The older registrations of the same collector with the same
-		// identity go too, before it: the registry holds none of them.
+		// identity go too, after it; the answer is whether any of them
+		// was the parent's.
 		id := fzDescOf(bottom(e.item), itemOpts(e.item)).id
-		var twins []*fzEntry
 		sc.entries = slices.DeleteFunc(sc.entries, func(t *fzEntry) bool {
 			twin := !t.unchecked && sameCollector(t.item, e.item) && fzDescOf(bottom(t.item), itemOpts(t.item)).id == id
 			if twin {
-				twins = append(twins, t)
+				es = append(es, t)
 			}
 			return twin
 		})
-		for _, t := range twins {
-			r.release(t)
+	}
+	removed := false
+	for _, e := range es {
+		if r.release(e) == "" {
+			removed = true
 		}
 	}
-	return r.release(e) == ""
+	return removed
 }
 
 // release is what Unregister and Close do with one registration; it returns

@@ -233,17 +233,23 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 		return false
 	}
 	s.st.mu.Lock()
-	m := s.st.lookup(c, ds)
-	var stale []*member
-	if m != nil {
+	var ms []*member
+	if m := s.st.lookup(c, ds); m != nil {
 		s.st.untrack(m)
-		stale = s.st.untrackTwins(m)
+		ms = append([]*member{m}, s.st.untrackTwins(m)...)
 	}
 	s.st.mu.Unlock()
-	for _, t := range stale {
-		_ = s.tree.release(t, "") // the parent holds none of them: nothing to report
+	// The newest first: then the question Close asks about each older
+	// one finds the identity free, and goes up through any scope behind a
+	// client_golang wrapper in between, which takes its own stale records
+	// of it the same way. Whichever the parent held was s's to remove.
+	removed := false
+	for _, m := range ms {
+		if s.tree.release(m, "") == nil {
+			removed = true
+		}
 	}
-	return m != nil && s.tree.release(m, "") == nil
+	return removed
 }
 
 // Len returns how many collectors s and the open scopes nested in it own.
@@ -385,14 +391,14 @@ func (st *state) untrack(m *member) {
 }
 
 // untrackTwins removes and returns the older registrations of m's collector
-// with m's identity. They stand for the collector being unregistered, and
-// the parent holds none of them: it cannot hold two collectors of one
-// identity, and it accepted m after them. A scope gets such twins when an
-// outsider unregisters, straight from the registry, what a scope nested
-// through a client_golang wrapper of it registered: that scope's Close then
-// asks who holds the identity by registering the same collector again,
-// which this scope records anew, and the Unregister that follows must take
-// the old record too. Callers hold st.mu and have just untracked m.
+// with m's identity, oldest first. They stand for the collector being
+// unregistered, and the parent holds at most one of them and m, since it
+// cannot hold two collectors of one identity: the others are records of
+// what somebody else unregistered behind the scope's back. A scope gets
+// them when a collector is registered again after an outsider removed it,
+// either by its user or by the question Close asks of a scope nested
+// through a client_golang wrapper of it. Callers hold st.mu and have just
+// untracked m.
 func (st *state) untrackTwins(m *member) []*member {
 	if m.unchecked() {
 		return nil

@@ -311,6 +311,38 @@ func TestUnregister(t *testing.T) {
 		registrytest.VerifyNone(t, reg)
 	})
 
+	t.Run("says true when the registration the parent held is older than a stale one", func(t *testing.T) {
+		// Two Registers of one gauge race an outsider's Unregister: the
+		// first is in the registry but not yet recorded when the outsider
+		// removes it and the second registers, so the scope records the
+		// live registration before the stale one.
+		parent := promtest.NewParent(promtest.On("register", "jobs", 0, promtest.BlockAfter))
+		scope := registry.NewScope(parent)
+		g := promtest.Gauge("jobs", 1)
+		first := make(chan error)
+		go func() { first <- scope.Register(g) }()
+		<-parent.Entered
+		parent.Reg.Unregister(promtest.Gauge("jobs", 0))
+		if err := scope.Register(g); err != nil {
+			t.Fatalf("second Register = %v", err)
+		}
+		parent.Release()
+		if err := <-first; err != nil {
+			t.Fatalf("first Register = %v", err)
+		}
+		promtest.Expose(t, parent.Reg, "jobs{} 1")
+		if !scope.Unregister(g) {
+			t.Error("Unregister = false, want true: it removed the scope's gauge")
+		}
+		if got := scope.Len(); got != 0 {
+			t.Errorf("Len() = %d, want 0", got)
+		}
+		if err := scope.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+		registrytest.VerifyNone(t, parent.Reg)
+	})
+
 	t.Run("removes through nested scopes, and an unchecked collector, and returns false once closed", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		outer := registry.NewScope(reg)

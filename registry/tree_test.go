@@ -75,6 +75,10 @@ func TestNestedScopes(t *testing.T) {
 		{"NewScope on WrapRegistererWithPrefix of the scope", func(p *registry.Scope) prometheus.Registerer {
 			return prometheus.WrapRegistererWithPrefix("x_", p)
 		}, promtest.Gauge("x_jobs", 0)},
+		{"NewScope on WrapRegistererWith of a scope on WrapRegistererWithPrefix of the scope", func(p *registry.Scope) prometheus.Registerer {
+			q := registry.NewScope(prometheus.WrapRegistererWithPrefix("q_", p))
+			return prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "east"}, q)
+		}, prometheus.NewGauge(prometheus.GaugeOpts{Name: "q_jobs", Help: "jobs", ConstLabels: prometheus.Labels{"cluster": "east"}})},
 	} {
 		t.Run("a nested scope reports a gauge an outsider unregistered, and the outer scope keeps no record of it: "+shape.name, func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
@@ -94,6 +98,32 @@ func TestNestedScopes(t *testing.T) {
 			if got, _ := promtest.Series(reg); len(got) != 1 {
 				t.Errorf("the registry exposes %q, want the outer scope's gauge only", got)
 			}
+			if err := p.Close(); err != nil {
+				t.Errorf("the outer scope's Close = %v", err)
+			}
+			registrytest.VerifyNone(t, reg)
+		})
+		t.Run("a gauge registered again after an outsider removed it, then unregistered, leaves no record in the outer scope: "+shape.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			p := registry.NewScope(reg)
+			p.MustRegister(promtest.Gauge("own", 1))
+			s := registry.NewScope(shape.on(p))
+			g := promtest.Gauge("jobs", 1)
+			s.MustRegister(g)
+			if !reg.Unregister(shape.outsider) {
+				t.Fatal("the outsider's Unregister = false")
+			}
+			s.MustRegister(g)
+			if !s.Unregister(g) {
+				t.Error("Unregister = false")
+			}
+			if got := s.Len(); got != 0 {
+				t.Errorf("the nested scope counts %d collectors, want 0", got)
+			}
+			if got := p.Len(); got != 1 {
+				t.Errorf("the outer scope counts %d collectors, want 1, its own", got)
+			}
+			promtest.Expose(t, reg, "own{} 1")
 			if err := p.Close(); err != nil {
 				t.Errorf("the outer scope's Close = %v", err)
 			}

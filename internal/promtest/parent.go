@@ -29,6 +29,7 @@ const (
 	LieKept                  // Unregister: return true, keep the collector
 	LieRemoved               // Unregister: remove the collector, return false
 	Block                    // wait until Release, then pass the call on
+	BlockAfter               // pass the call on, then wait until Release to return
 )
 
 // A Call is one call that a Parent receives.
@@ -147,6 +148,7 @@ func (p *Parent) Register(c prometheus.Collector) error {
 	}
 	err := p.next().Register(c)
 	p.note(call, fmt.Sprint(err))
+	p.wait(call, f)
 	return err
 }
 
@@ -175,5 +177,15 @@ func (p *Parent) Unregister(c prometheus.Collector) bool {
 	}
 	ok := p.next().Unregister(c)
 	p.note(call, fmt.Sprint(ok))
+	p.wait(call, f)
 	return ok
+}
+
+// wait blocks a call that its script makes BlockAfter, once it has been
+// passed on.
+func (p *Parent) wait(call Call, f Fault) {
+	if f == BlockAfter {
+		p.Entered <- call
+		<-p.release
+	}
 }

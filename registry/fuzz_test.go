@@ -1352,7 +1352,10 @@ type fzSeed struct {
 // fzSeeds, under a name.
 func TestFuzzCorpus(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzScope")
-	encode := func(data []byte) string { return fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data) }
+	want := map[string]string{} // each file's content, by name
+	for _, seed := range fzSeeds() {
+		want[seed.name] = fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", seed.data)
+	}
 	if *updateCorpus {
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
@@ -1360,8 +1363,8 @@ func TestFuzzCorpus(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, seed := range fzSeeds() {
-			if err := os.WriteFile(filepath.Join(dir, seed.name), []byte(encode(seed.data)), 0o644); err != nil {
+		for name, content := range want {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -1369,10 +1372,6 @@ func TestFuzzCorpus(t *testing.T) {
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	want := map[string]string{}
-	for _, seed := range fzSeeds() {
-		want[seed.name] = encode(seed.data)
 	}
 	for _, f := range files {
 		w, ok := want[f.Name()]

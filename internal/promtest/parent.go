@@ -102,8 +102,7 @@ func (p *Parent) fault(op string, c prometheus.Collector) (Call, Fault) {
 		f = p.Script(call)
 	}
 	if f == Block {
-		p.Entered <- call
-		<-p.release
+		p.hold(call)
 	}
 	return call, f
 }
@@ -148,7 +147,9 @@ func (p *Parent) Register(c prometheus.Collector) error {
 	}
 	err := p.next().Register(c)
 	p.note(call, fmt.Sprint(err))
-	p.wait(call, f)
+	if f == BlockAfter {
+		p.hold(call)
+	}
 	return err
 }
 
@@ -177,15 +178,14 @@ func (p *Parent) Unregister(c prometheus.Collector) bool {
 	}
 	ok := p.next().Unregister(c)
 	p.note(call, fmt.Sprint(ok))
-	p.wait(call, f)
+	if f == BlockAfter {
+		p.hold(call)
+	}
 	return ok
 }
 
-// wait blocks a call that its script makes BlockAfter, once it has been
-// passed on.
-func (p *Parent) wait(call Call, f Fault) {
-	if f == BlockAfter {
-		p.Entered <- call
-		<-p.release
-	}
+// hold announces call on Entered, then waits until Release.
+func (p *Parent) hold(call Call) {
+	p.Entered <- call
+	<-p.release
 }

@@ -75,18 +75,23 @@ func Series(g prometheus.Gatherer) ([]string, error) {
 // Lines flattens metric families as Series does.
 func Lines(mfs []*dto.MetricFamily) []string {
 	var out []string
-	for series, v := range Values(mfs) {
-		out = append(out, fmt.Sprintf("%s %v", series, v))
-	}
+	eachSeries(mfs, func(series string, v float64) { out = append(out, fmt.Sprintf("%s %v", series, v)) })
 	slices.Sort(out)
 	return out
 }
 
-// Values flattens metric families into the value of each series, keyed
-// `name{label="value",...}`: the value of a counter, gauge or untyped metric,
-// the sample count of a histogram or summary.
+// Values flattens metric families into the value of each series, keyed as
+// Lines writes it.
 func Values(mfs []*dto.MetricFamily) map[string]float64 {
 	out := map[string]float64{}
+	eachSeries(mfs, func(series string, v float64) { out[series] = v })
+	return out
+}
+
+// eachSeries calls f with each series of mfs, as `name{label="value",...}`,
+// and its value: that of a counter, gauge or untyped metric, the sample
+// count of a histogram or summary.
+func eachSeries(mfs []*dto.MetricFamily, f func(series string, v float64)) {
 	for _, mf := range mfs {
 		for _, m := range mf.GetMetric() {
 			pairs := make([]string, 0, len(m.GetLabel()))
@@ -106,10 +111,9 @@ func Values(mfs []*dto.MetricFamily) map[string]float64 {
 			case m.Summary != nil:
 				v = float64(m.GetSummary().GetSampleCount())
 			}
-			out[mf.GetName()+"{"+strings.Join(pairs, ",")+"}"] = v
+			f(mf.GetName()+"{"+strings.Join(pairs, ",")+"}", v)
 		}
 	}
-	return out
 }
 
 // Component is an io.Closer standing for a component of a test: it counts

@@ -166,16 +166,18 @@ func TestSlotReplace(t *testing.T) {
 			want:           series(2),
 		},
 		{
-			// The parent keeps the old gen, silenced, so the new instance
-			// cannot register gen either.
+			// The parent keeps the old gen, silenced by the slot's label,
+			// so the new instance cannot register gen either.
 			name:           "a parent that refuses to unregister the old gen",
 			script:         promtest.On("unregister", "gen", 0, promtest.Refuse),
+			opts:           []registry.Option{registry.WithLabels(prometheus.Labels{"c": "1"})},
 			wantErrs:       []error{registry.ErrNotRegistered},
 			wantUnregister: "gen",
 		},
 		{
 			name:           "a parent that fails the ownership probe for the old gen",
 			script:         promtest.On("register", "gen", 1, promtest.Fail),
+			opts:           []registry.Option{registry.WithLabels(prometheus.Labels{"c": "1"})},
 			wantErrs:       []error{registry.ErrNotRegistered, promtest.ErrInjected},
 			wantUnregister: "gen",
 		},
@@ -369,7 +371,10 @@ func TestSlotClose(t *testing.T) {
 		}
 	})
 
-	t.Run("reports a parent that refuses to unregister, and exposes nothing, though the parent still holds the identity", func(t *testing.T) {
+	// Close reports a parent that refuses to unregister; a slot without
+	// labels registered the user's collector itself, which the parent
+	// keeps exposing.
+	t.Run("reports a parent that refuses to unregister", func(t *testing.T) {
 		p, slot, _ := newSlot(t, promtest.On("unregister", "jobs_total", -1, promtest.Refuse))
 		err := slot.Close()
 		var ue *registry.UnregisterError
@@ -377,7 +382,7 @@ func TestSlotClose(t *testing.T) {
 			t.Errorf("Close = %v, want an UnregisterError for jobs_total", err)
 		}
 		checkEmpty(t, slot)
-		promtest.Expose(t, p.Reg, other)
+		promtest.Expose(t, p.Reg, other, `jobs_total{kind="sync"} 1`)
 		if err := p.Reg.Register(promtest.CounterVec("jobs_total", "kind")); err == nil {
 			t.Error("the parent took an equal jobs_total, so it did let go of the identity")
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/internal/describe"
 )
 
 var (
@@ -83,5 +85,42 @@ func asAlreadyRegistered(err error) (prometheus.AlreadyRegisteredError, bool) {
 	return are, ok
 }
 
-// isClosed reports whether err says that a scope is closed.
-func isClosed(err error) bool { return errors.Is(err, ErrClosed) }
+// collisionError is what MustRegister panics with for an
+// AlreadyRegisteredError: it says who holds the metric, and wraps the error.
+type collisionError struct {
+	metrics []string
+	holder  string // the String of the scope holding it; "" if none of the tree does
+	scoped  bool   // whether a scope of the tree holds it
+	err     error
+}
+
+func (e *collisionError) Error() string {
+	who := "outside this scope's tree"
+	if e.scoped {
+		who = "by a scope with no name, labels or prefix"
+		if e.holder != "" {
+			who = "by scope " + e.holder
+		}
+	}
+	return fmt.Sprintf("registry: %s is already registered %s: %v", strings.Join(e.metrics, ", "), who, e.err)
+}
+
+func (e *collisionError) Unwrap() error { return e.err }
+
+// collision returns what MustRegister panics with for err: err itself, or,
+// for an AlreadyRegisteredError, a collisionError naming the scope of n's
+// tree that holds the existing collector.
+func (n *node) collision(err error) error {
+	are, ok := asAlreadyRegistered(err)
+	if !ok || are.ExistingCollector == nil {
+		return err
+	}
+	e := &collisionError{metrics: describe.Names(describe.Descs(are.ExistingCollector)), err: err}
+	for _, r := range n.root.top.appendRecords(nil) {
+		if sameCollector(r.c, are.ExistingCollector) {
+			e.holder, e.scoped = r.n.str, true
+			break
+		}
+	}
+	return e
+}

@@ -273,13 +273,19 @@ func ExampleWithLeakReport() {
 		runtime.GC() // in a program, the garbage collector runs on its own
 		select {
 		case l := <-leaks:
-			fmt.Println(l.Scope, l.Metrics, strings.HasPrefix(l.Created, "example_test.go:"))
+			fmt.Println(l.Scope, l.Metrics, strings.HasPrefix(l.Created, "github.com/promscope/promscope/registry/example_test.go:"))
+			// Nobody can close the scope any more but the report.
+			fmt.Println("reclaimed:", l.Close())
+			mfs, _ := reg.Gather()
+			fmt.Println(len(mfs), "families left")
 			return
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	// Output:
 	// watcher [watcher_up] true
+	// reclaimed: <nil>
+	// 0 families left
 }
 
 // The ownership page lists the open scopes, which metrics each holds, and,

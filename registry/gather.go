@@ -6,71 +6,54 @@ import (
 )
 
 // Gather implements [prometheus.Gatherer]. It returns the metric families of
-// everything s and the open scopes nested in it own, sorted by name, with the
+// everything s and the scopes nested in it own, sorted by name, with the
 // consistency checks of a prometheus.Registry. Metrics carry the prefix and
-// labels of s and of the scopes it is nested in, as the parent sees them; not
-// what a Registerer between the root scope and the registry (such as
-// client_golang's WrapRegistererWith) adds. A closed scope gathers no
-// families and no error. Gather lets a test look at one component alone, for
-// example with testutil.GatherAndCompare, however many others share the
-// registry.
+// labels of s, of the scopes it is nested in and of the wrappers it was made
+// through, as the parent sees them; not what a Registerer between the
+// outermost scope and the registry (such as client_golang's
+// WrapRegistererWith) adds. A closed scope gathers no families and no error.
+// Gather lets a test look at one component alone, for example with
+// testutil.GatherAndCompare, however many others share the registry.
 func (s *Scope) Gather() ([]*dto.MetricFamily, error) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectAll(s.members(nil))) // unchecked: a new registry accepts it
+	reg.MustRegister(collectAll(s.records())) // unchecked: a new registry accepts it
 	return reg.Gather()
 }
 
-// Describe sends the descriptors of everything s and the open scopes nested
-// in it own, as the parent sees them. With Collect, it makes a Scope a
+// Describe sends the descriptors of everything s and the scopes nested in it
+// own, as the parent sees them. With Collect, it makes a Scope a
 // [prometheus.Collector], as a prometheus.Registry is one: package
 // registrytest uses it to find registrations that expose no series.
 // Registering a scope with another registry exposes its metrics there too.
 func (s *Scope) Describe(ch chan<- *prometheus.Desc) {
-	for _, m := range s.members(nil) {
-		for _, d := range m.descs {
-			ch <- d
-		}
+	for _, r := range s.records() {
+		(*question)(r).Describe(ch)
 	}
 }
 
-// Collect collects everything s and the open scopes nested in it own, as
-// the parent sees it; see [Scope.Describe].
+// Collect collects everything s and the scopes nested in it own, as the
+// parent sees it; see [Scope.Describe].
 func (s *Scope) Collect(ch chan<- prometheus.Metric) {
-	for _, m := range s.members(nil) {
-		m.Collect(ch)
-	}
+	collectAll(s.records()).Collect(ch)
 }
 
-// members appends the registrations of s and its open nested scopes to ms.
-func (s *Scope) members(ms []*member) []*member {
-	if s.st == nil {
-		return ms
+// records returns the registrations of s and the scopes nested in it.
+func (s *Scope) records() []*record {
+	if s.n == nil {
+		return nil
 	}
-	s.st.mu.Lock()
-	if s.st.closed {
-		s.st.mu.Unlock()
-		return ms
-	}
-	for m := s.st.head; m != nil; m = m.next {
-		ms = append(ms, m)
-	}
-	children := s.st.childList()
-	s.st.mu.Unlock()
-	for _, c := range children {
-		ms = c.members(ms)
-	}
-	return ms
+	return s.n.appendRecords(nil)
 }
 
-// collectAll is an unchecked collector over a snapshot of registrations:
-// registering it needs no Describe pass, and the registry still checks what
-// it collects.
-type collectAll []*member
+// collectAll is an unchecked collector over a scope's records, collecting
+// what the parent holds for each: registering it needs no Describe pass, and
+// the registry still checks what it collects.
+type collectAll []*record
 
 func (collectAll) Describe(chan<- *prometheus.Desc) {}
 
-func (ms collectAll) Collect(ch chan<- prometheus.Metric) {
-	for _, m := range ms {
-		m.Collect(ch)
+func (rs collectAll) Collect(ch chan<- prometheus.Metric) {
+	for _, r := range rs {
+		r.held().Collect(ch)
 	}
 }

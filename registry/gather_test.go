@@ -13,7 +13,9 @@ import (
 )
 
 func TestGather(t *testing.T) {
-	t.Run("returns what a scope and the scopes nested in it own, as the registry sees it, sorted", func(t *testing.T) {
+	// Gather returns what a scope and the scopes nested in it own, as the
+	// registry sees it, sorted; nothing once the scope is closed.
+	t.Run("own and nested, sorted", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		registry.NewScope(reg).MustRegister(promtest.Gauge("other_component", 9))
 		scope := registry.NewScope(reg, registry.WithPrefix("app_"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
@@ -33,19 +35,24 @@ func TestGather(t *testing.T) {
 		promtest.Expose(t, scope)
 	})
 
-	t.Run("shows the labels of the scopes around, not those of a Registerer above the outermost scope", func(t *testing.T) {
+	// Gather shows the labels of the scopes around, and of the wrappers a
+	// scope was made through, not those of a Registerer above the
+	// outermost scope.
+	t.Run("labels around", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		program := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"zone": "z1"}, reg),
 			registry.WithPrefix("p_"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
 		defer program.Close()
-		tenant := registry.NewScope(program, registry.WithLabels(prometheus.Labels{"tenant": "t"}))
+		tenant := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"tenant": "t"}, program))
 		tenant.MustRegister(promtest.Gauge("jobs", 2))
 		promtest.Expose(t, tenant, `p_jobs{cluster="east",tenant="t"} 2`)
 		promtest.Expose(t, program, `p_jobs{cluster="east",tenant="t"} 2`)
 		promtest.Expose(t, reg, `p_jobs{cluster="east",tenant="t",zone="z1"} 2`)
 	})
 
-	t.Run("a scope is a Collector: it describes and collects what it and its nested scopes own", func(t *testing.T) {
+	// A scope is a Collector: it describes and collects what it and its
+	// nested scopes own.
+	t.Run("collector", func(t *testing.T) {
 		scope := registry.NewScope(nil, registry.WithPrefix("app_"))
 		scope.MustRegister(promtest.Gauge("a", 1), &promtest.Unchecked{Name: "u", Value: 2})
 		registry.NewScope(scope).MustRegister(promtest.CounterVec("b_total", "code"))
@@ -61,11 +68,13 @@ func TestGather(t *testing.T) {
 		name string
 		give func(reg *prometheus.Registry, s *registry.Scope) prometheus.Gatherer
 	}{
-		{name: "the registry's", give: func(reg *prometheus.Registry, _ *registry.Scope) prometheus.Gatherer { return reg }},
-		{name: "the scope's own", give: func(_ *prometheus.Registry, s *registry.Scope) prometheus.Gatherer { return s }},
+		{name: "registry", give: func(reg *prometheus.Registry, _ *registry.Scope) prometheus.Gatherer { return reg }},
+		{name: "scope", give: func(_ *prometheus.Registry, s *registry.Scope) prometheus.Gatherer { return s }},
 	}
+	// A Close during a Gather, the registry's or the scope's own, does not
+	// wait for it, and the next Gather has nothing of the scope.
 	for _, g := range gatherers {
-		t.Run("a Close during "+g.name+" Gather does not wait for it, and the next Gather has nothing of the scope", func(t *testing.T) {
+		t.Run("Close during "+g.name+" Gather", func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			bystander := promtest.NewBystander(reg)
 			scope := registry.NewScope(reg)

@@ -1,75 +1,226 @@
 package registry
 
 import (
-	"fmt"
-	"io"
+	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
-	"github.com/promscope/promscope/internal/describe"
+	"github.com/promscope/promscope/internal/nilness"
 )
 
-// Handler serves the tree of open scopes under root as plain text, one line a
-// scope, indented two spaces for each level of nesting: the scope's String
-// (see [WithName]), where it was made when that is known (see
-// [WithLeakReport]), how many collectors it owns, and their metric names. Serve
-// it next to /metrics to see which component holds which metric, and to spot
-// the leak that no report can catch: a generation that should be gone, still
-// listed.
-//
-// Handler panics if root is nil.
-func Handler(root *Scope) http.Handler {
-	if root == nil {
-		panic("registry: Handler needs a scope")
+// An Index lists scope trees for [Handler]: every outermost scope made with
+// [WithIndex] is listed from NewScope until its Close completes, with the
+// scopes nested in it. The index holds the scopes, not their users' handles,
+// so an outermost scope that was dropped without Close is still listed, as
+// it still has registrations in the parent; its leak report (see
+// [WithLeakReport]) is how it can be closed. The zero value is an empty
+// index, ready to use.
+type Index struct {
+	mu    sync.Mutex
+	roots list // guarded by mu; the outermost scopes, oldest first
+}
+
+func (x *Index) add(n *node) {
+	x.mu.Lock()
+	n.child = n
+	x.roots.push(&n.item)
+	x.mu.Unlock()
+}
+
+func (x *Index) remove(n *node) {
+	x.mu.Lock()
+	x.roots.remove(&n.item)
+	x.mu.Unlock()
+}
+
+// Scopes is what [Handler] shows: a *Scope, with the scopes nested in it, or
+// an *Index, with every tree listed in it. Only those two implement it.
+type Scopes interface {
+	scopes() []*node
+}
+
+func (s *Scope) scopes() []*node {
+	if s.n == nil {
+		return nil
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		var b strings.Builder
-		root.writeTree(&b, 0)
+	return []*node{s.n}
+}
+
+// scopes returns the outermost scopes, oldest first.
+func (x *Index) scopes() []*node {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []*node
+	for it := x.roots.head; it != nil; it = it.next {
+		out = append(out, it.child)
+	}
+	return out
+}
+
+// Handler serves the scopes of x and what each owns, to see which component
+// holds which metric, and to spot the leak that no report can catch: a
+// generation that should be gone, still listed. Serve it next to /metrics.
+// Give it the program's outermost scope, or, to see every tree on a
+// registry, leaked ones included, an [Index] they are all made with.
+//
+// It answers GET and HEAD, and any other method with 405 Method Not Allowed.
+// By default it writes plain text, one line a scope, indented two spaces for
+// each level of nesting: the scope's String (see [WithName]), where it was
+// made when that is known (see [WithLeakReport]), how many collectors it
+// owns, and their metric names. Control characters, backslashes and
+// anything outside printable ASCII in a name are escaped as in a Go string
+// literal, so a line is always one scope. With the query parameter
+// format=json, or an Accept header asking for application/json, it writes
+// the same tree as JSON: {"scopes": [scope...]}, each scope an object with
+// "scope", "created", "state" ("open", "closing" or "closed"), "collectors", "metrics", "unchecked" and
+// "scopes" (the nested ones).
+//
+// Handler holds no lock of a scope while it writes: it copies each scope's
+// list under the scope's lock and formats the copy, so that Register,
+// Unregister and Close wait no longer than the copy takes.
+//
+// Handler panics if x is nil.
+func Handler(x Scopes) http.Handler {
+	if nilness.IsNil(x) {
+		panic("registry: Handler needs a Scope or an Index")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodGet && req.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "registry: method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		var pages []page
+		for _, n := range x.scopes() {
+			pages = append(pages, n.page())
+		}
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if req.URL.Query().Get("format") == "json" || strings.Contains(req.Header.Get("Accept"), "application/json") {
+			w.Header().Set("Content-Type", "application/json")
+			if req.Method == http.MethodGet {
+				_ = json.NewEncoder(w).Encode(struct { // a client that went away is not an error of ours
+					Scopes []page `json:"scopes"`
+				}{pages})
+			}
+			return
+		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(w, b.String()) // a client that went away is not an error of ours
+		if req.Method == http.MethodGet {
+			var b strings.Builder
+			for _, p := range pages {
+				p.write(&b, 0)
+			}
+			_, _ = w.Write([]byte(b.String()))
+		}
 	})
 }
 
-// writeTree writes the lines of s and its open nested scopes to b.
-func (s *Scope) writeTree(b *strings.Builder, depth int) {
+// A page is one scope as Handler shows it.
+type page struct {
+	Scope      string   `json:"scope"`
+	Created    string   `json:"created,omitempty"`
+	State      string   `json:"state"`
+	Collectors int      `json:"collectors"`
+	Metrics    []string `json:"metrics"`
+	Unchecked  int      `json:"unchecked"`
+	Scopes     []page   `json:"scopes"`
+
+	line string // Scope for a line of text, its name escaped
+}
+
+// page copies what n owns under its lock, then describes the copy.
+func (n *node) page() page {
+	n.mu.Lock()
+	var rs []*record
+	var nested []*node
+	for it := n.items.head; it != nil; it = it.next {
+		switch {
+		case it.rec != nil:
+			rs = append(rs, it.rec)
+		case it.child != nil:
+			nested = append(nested, it.child)
+		}
+	}
+	n.mu.Unlock()
+	p := page{Scope: n.str, line: scopeString(escape(n.name), n.view), Created: n.created, State: n.state(), Collectors: len(rs), Metrics: []string{}, Scopes: []page{}}
+	for _, r := range rs {
+		if r.unchecked() {
+			p.Unchecked++
+		}
+		p.Metrics = append(p.Metrics, r.names()...)
+	}
+	for _, c := range nested {
+		p.Scopes = append(p.Scopes, c.page())
+	}
+	return p
+}
+
+// state says whether n is open, closing, or closed.
+func (n *node) state() string {
+	switch {
+	case n.closed.Load():
+		return "closed"
+	case n.closing.Load():
+		return "closing"
+	}
+	return "open"
+}
+
+// write writes p and the scopes nested in it to b, one line a scope.
+func (p page) write(b *strings.Builder, depth int) {
 	b.WriteString(strings.Repeat("  ", depth))
-	if s.String() == "" {
+	if p.line == "" {
 		b.WriteString("(unnamed scope)")
 	} else {
-		b.WriteString(s.String())
+		b.WriteString(p.line)
 	}
-	if s.created != "" {
-		fmt.Fprintf(b, " (made at %s)", s.created)
+	if p.Created != "" {
+		b.WriteString(" (made at " + escape(p.Created) + ")")
 	}
-	var children []*Scope
-	if s.st == nil {
-		b.WriteString(": 0 collectors")
-	} else {
-		s.st.mu.Lock()
-		if s.st.closed {
-			b.WriteString(": closed")
-		} else {
-			var names []string
-			unchecked := 0
-			for m := s.st.head; m != nil; m = m.next {
-				if m.unchecked() {
-					unchecked++
-				}
-				names = append(names, describe.Names(m.descs)...)
-			}
-			if unchecked > 0 {
-				names = append(names, fmt.Sprintf("%d unchecked", unchecked))
-			}
-			fmt.Fprintf(b, ": %d collector%s", s.st.n, map[bool]string{true: "s"}[s.st.n != 1])
-			if len(names) > 0 {
-				b.WriteString(": " + strings.Join(names, ", "))
-			}
-			children = s.st.childList()
-		}
-		s.st.mu.Unlock()
+	if p.State != "open" {
+		b.WriteString(" (" + p.State + ")")
+	}
+	b.WriteString(": " + strconv.Itoa(p.Collectors) + " collector")
+	if p.Collectors != 1 {
+		b.WriteByte('s')
+	}
+	names := make([]string, 0, len(p.Metrics)+1)
+	for _, m := range p.Metrics {
+		names = append(names, escape(m))
+	}
+	if p.Unchecked > 0 {
+		names = append(names, strconv.Itoa(p.Unchecked)+" unchecked")
+	}
+	if len(names) > 0 {
+		b.WriteString(": " + strings.Join(names, ", "))
 	}
 	b.WriteByte('\n')
-	for _, c := range children {
-		c.writeTree(b, depth+1)
+	for _, c := range p.Scopes {
+		c.write(b, depth+1)
 	}
+}
+
+// escape returns s with every rune outside printable ASCII, and every
+// backslash, written as a Go string literal writes it: a name cannot break a
+// line, or forge one, whatever it holds.
+func escape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\x`)
+			b.WriteString(strconv.FormatUint(uint64(s[i])|0x100, 16)[1:])
+		case r >= 0x20 && r < 0x7f && r != '\\':
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	return b.String()
 }

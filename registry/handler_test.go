@@ -1,9 +1,11 @@
 package registry_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -13,8 +15,27 @@ import (
 	"github.com/promscope/promscope/registry"
 )
 
+// serve runs h for one request and returns the response.
+func serve(h http.Handler, method, target string, header ...string) *http.Response {
+	req := httptest.NewRequest(method, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func body(r *http.Response) string {
+	b, _ := io.ReadAll(r.Body)
+	return string(b)
+}
+
 func TestHandler(t *testing.T) {
-	t.Run("serves the tree of open scopes, each with where it was made and what it owns", func(t *testing.T) {
+	// The page lists the tree of scopes, one line a scope, indented by
+	// depth, each with where it was made and what it owns, with the
+	// headers of a plain text page that must not be sniffed.
+	t.Run("tree", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		rootAt := line()
 		root := registry.NewScope(reg, registry.WithName("mirror"), registry.WithPrefix("mirror_"),
@@ -24,60 +45,166 @@ func TestHandler(t *testing.T) {
 		east := registry.NewScope(root, registry.WithName("east"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
 		east.MustRegister(promtest.Gauge("service_cache_size", 3), promtest.CounterVec("events_total", "kind"))
 		westAt := line()
-		west := root.Child(registry.WithName("west"), registry.WithLabels(prometheus.Labels{"cluster": "west"}))
+		west := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "west"}, root), registry.WithName("west"))
 		probeAt := line()
 		probe := west.Child(registry.WithName("probe"))
 		probe.MustRegister(&promtest.Unchecked{Name: "probe_rtt", Value: 1})
-		closed := root.Child(registry.WithName("gone"))
-		closed.Close()
+		root.Child(registry.WithName("gone")).Close()
 
-		srv := httptest.NewServer(registry.Handler(root))
-		defer srv.Close()
-		resp, err := http.Get(srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp := serve(registry.Handler(root), http.MethodGet, "/")
 		want := strings.Join([]string{
 			`mirror prefix="mirror_" (made at ` + rootAt + `): 1 collector: mirror_links`,
 			`  mirror/east{cluster="east"} prefix="mirror_" (made at ` + eastAt + `): 2 collectors: mirror_service_cache_size, mirror_events_total`,
 			`  mirror/west{cluster="west"} prefix="mirror_" (made at ` + westAt + `): 0 collectors`,
 			`    mirror/west/probe{cluster="west"} prefix="mirror_" (made at ` + probeAt + `): 1 collector: 1 unchecked`,
 		}, "\n") + "\n"
-		if got := string(body); got != want {
+		if got := body(resp); got != want {
 			t.Errorf("the page is\n%s\nwant\n%s", got, want)
 		}
-		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-			t.Errorf("Content-Type = %q", ct)
-		}
-		if err := root.Close(); err != nil {
-			t.Error(err)
+		if ct, ns := resp.Header.Get("Content-Type"), resp.Header.Get("X-Content-Type-Options"); !strings.HasPrefix(ct, "text/plain") || ns != "nosniff" {
+			t.Errorf("Content-Type %q, X-Content-Type-Options %q", ct, ns)
 		}
 	})
 
-	t.Run("names an unnamed scope so, and shows a closed or zero scope as such", func(t *testing.T) {
-		closed := registry.NewScope(nil)
-		closed.Close()
-		for _, tt := range []struct {
-			give *registry.Scope
-			want string
-		}{
-			{give: registry.NewScope(nil), want: "(unnamed scope): 0 collectors\n"},
-			{give: closed, want: "(unnamed scope): closed\n"},
-			{give: &registry.Scope{}, want: "(unnamed scope): 0 collectors\n"},
-		} {
-			rec := httptest.NewRecorder()
-			registry.Handler(tt.give).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-			if got := rec.Body.String(); got != tt.want {
-				t.Errorf("the page is %q, want %q", got, tt.want)
+	// Every scope is one line, whatever its name and labels hold:
+	// newlines, control characters, backslashes and non-ASCII are escaped
+	// as in a Go string literal.
+	t.Run("escapes", func(t *testing.T) {
+		root := registry.NewScope(nil, registry.WithName("a\nb\\c\x00é"), registry.WithLabels(prometheus.Labels{"l": "x\r\ny"}))
+		root.Child(registry.WithName("\xff")).MustRegister(promtest.Gauge("jobs", 1))
+		got := body(serve(registry.Handler(root), http.MethodGet, "/"))
+		want := `a\nb\\c\x00\u00e9{l="x\r\ny"}: 0 collectors` + "\n" + `  a\nb\\c\x00\u00e9/\xff{l="x\r\ny"}: 1 collector: jobs` + "\n"
+		if got != want {
+			t.Errorf("the page is %q, want %q", got, want)
+		}
+	})
+
+	// The page answers GET and HEAD, and any other method with 405 and an
+	// Allow header.
+	t.Run("methods", func(t *testing.T) {
+		h := registry.Handler(registry.NewScope(nil, registry.WithName("x")))
+		for _, m := range []string{http.MethodGet, http.MethodHead} {
+			if r := serve(h, m, "/"); r.StatusCode != http.StatusOK {
+				t.Errorf("%s: %d", m, r.StatusCode)
+			}
+		}
+		if r := serve(h, http.MethodHead, "/"); body(r) != "" {
+			t.Error("HEAD has a body")
+		}
+		for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, "PATCH", "OPTIONS"} {
+			if r := serve(h, m, "/"); r.StatusCode != http.StatusMethodNotAllowed || r.Header.Get("Allow") != "GET, HEAD" {
+				t.Errorf("%s: %d, Allow %q", m, r.StatusCode, r.Header.Get("Allow"))
 			}
 		}
 	})
 
-	t.Run("panics with the package prefix for a nil scope", func(t *testing.T) {
-		if msg, ok := promtest.Panic(func() { registry.Handler(nil) }).(string); !ok || !strings.HasPrefix(msg, "registry: ") {
-			t.Errorf("Handler(nil) panicked with %#v", msg)
+	// With format=json, or an Accept header asking for JSON, the page is
+	// the same tree as JSON.
+	t.Run("json", func(t *testing.T) {
+		root := registry.NewScope(nil, registry.WithName("mirror"))
+		root.MustRegister(promtest.Gauge("links", 1))
+		root.Child(registry.WithName("east")).MustRegister(&promtest.Unchecked{Name: "u", Value: 1}, promtest.Gauge("jobs", 1))
+		type page struct {
+			Scope      string   `json:"scope"`
+			State      string   `json:"state"`
+			Collectors int      `json:"collectors"`
+			Metrics    []string `json:"metrics"`
+			Unchecked  int      `json:"unchecked"`
+			Scopes     []page   `json:"scopes"`
+		}
+		for _, r := range []*http.Response{
+			serve(registry.Handler(root), http.MethodGet, "/?format=json"),
+			serve(registry.Handler(root), http.MethodGet, "/", "Accept", "application/json"),
+		} {
+			var got struct{ Scopes []page }
+			if err := json.Unmarshal([]byte(body(r)), &got); err != nil || r.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%v, Content-Type %q", err, r.Header.Get("Content-Type"))
+			}
+			if len(got.Scopes) != 1 || got.Scopes[0].Scope != "mirror" || got.Scopes[0].State != "open" || got.Scopes[0].Collectors != 1 ||
+				len(got.Scopes[0].Scopes) != 1 || got.Scopes[0].Scopes[0].Scope != "mirror/east" || got.Scopes[0].Scopes[0].Unchecked != 1 ||
+				strings.Join(got.Scopes[0].Scopes[0].Metrics, ",") != "jobs" {
+				t.Errorf("the page is %+v", got)
+			}
 		}
 	})
+
+	// An Index lists every outermost scope made with it, a leaked one
+	// too, from NewScope until its Close completes.
+	t.Run("index", func(t *testing.T) {
+		var x registry.Index
+		reg := prometheus.NewPedanticRegistry()
+		kept := registry.NewScope(reg, registry.WithName("kept"), registry.WithIndex(&x))
+		func() {
+			registry.NewScope(reg, registry.WithName("leaked"), registry.WithIndex(&x)).MustRegister(promtest.Gauge("jobs", 1))
+		}()
+		registry.NewScope(reg, registry.WithName("closed"), registry.WithIndex(&x)).Close()
+		kept.Child(registry.WithName("inner"), registry.WithIndex(&registry.Index{}))
+		runtime.GC() // the leaked scope's handle is garbage by now
+		want := "kept: 0 collectors\n  kept/inner: 0 collectors\nleaked: 1 collector: jobs\n"
+		if got := body(serve(registry.Handler(&x), http.MethodGet, "/")); got != want {
+			t.Errorf("the page is %q, want %q", got, want)
+		}
+	})
+
+	// A page being written holds no lock of the scope's: Register,
+	// Unregister and Close go on while the client reads slowly.
+	t.Run("no lock while writing", func(t *testing.T) {
+		scope := registry.NewScope(nil)
+		scope.MustRegister(promtest.Gauge("a", 1))
+		w := &stalledWriter{ResponseRecorder: httptest.NewRecorder(), entered: make(chan struct{}), proceed: make(chan struct{})}
+		done := make(chan struct{})
+		go func() {
+			registry.Handler(scope).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+			close(done)
+		}()
+		<-w.entered
+		g := promtest.Gauge("b", 1)
+		if err := scope.Register(g); err != nil || !scope.Unregister(g) || scope.Close() != nil {
+			t.Error("the scope did not work while the page was written")
+		}
+		close(w.proceed)
+		<-done
+	})
+
+	// A zero scope has an empty page, a closed one and one whose Close the
+	// parent interrupted say so; Handler(nil) panics with the package
+	// prefix.
+	t.Run("edges", func(t *testing.T) {
+		closed := registry.NewScope(nil)
+		closed.Close()
+		interrupted := registry.NewScope(promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Panicking)))
+		interrupted.MustRegister(promtest.Gauge("jobs", 1))
+		promtest.Panic(func() { interrupted.Close() })
+		for _, tt := range []struct {
+			give registry.Scopes
+			want string
+		}{
+			{give: closed, want: "(unnamed scope) (closed): 0 collectors\n"},
+			{give: interrupted, want: "(unnamed scope) (closing): 1 collector: jobs\n"},
+			{give: &registry.Scope{}, want: ""},
+			{give: &registry.Index{}, want: ""},
+		} {
+			if got := body(serve(registry.Handler(tt.give), http.MethodGet, "/")); got != tt.want {
+				t.Errorf("the page is %q, want %q", got, tt.want)
+			}
+		}
+		for _, give := range []registry.Scopes{nil, (*registry.Scope)(nil), (*registry.Index)(nil)} {
+			if msg, ok := promtest.Panic(func() { registry.Handler(give) }).(string); !ok || !strings.HasPrefix(msg, "registry: ") {
+				t.Errorf("Handler(%#v) panicked with %#v", give, msg)
+			}
+		}
+	})
+}
+
+// stalledWriter is a ResponseWriter whose first Write says it started, then
+// waits.
+type stalledWriter struct {
+	*httptest.ResponseRecorder
+	entered, proceed chan struct{}
+}
+
+func (w *stalledWriter) Write(b []byte) (int, error) {
+	close(w.entered)
+	<-w.proceed
+	return w.ResponseRecorder.Write(b)
 }

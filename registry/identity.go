@@ -50,11 +50,25 @@ func ownType(c prometheus.Collector) bool {
 // registry.
 func isWrapper(c prometheus.Collector) bool {
 	switch c.(type) {
-	case prometheus.Metric, *prometheus.CounterVec, *prometheus.GaugeVec, *prometheus.HistogramVec,
+	case nil, prometheus.Metric, *prometheus.CounterVec, *prometheus.GaugeVec, *prometheus.HistogramVec,
 		*prometheus.SummaryVec, *prometheus.MetricVec, *prometheus.Registry:
 		return false
 	}
 	return ownType(c)
+}
+
+// isWrapperType is isWrapper for a collector's type.
+func isWrapperType(t reflect.Type) bool {
+	if t.Kind() != reflect.Pointer || t.Elem().PkgPath() != promPkg {
+		return false
+	}
+	switch t {
+	case reflect.TypeFor[*prometheus.CounterVec](), reflect.TypeFor[*prometheus.GaugeVec](),
+		reflect.TypeFor[*prometheus.HistogramVec](), reflect.TypeFor[*prometheus.SummaryVec](),
+		reflect.TypeFor[*prometheus.MetricVec](), reflect.TypeFor[*prometheus.Registry]():
+		return false
+	}
+	return !t.Implements(reflect.TypeFor[prometheus.Metric]())
 }
 
 // unwrap returns the collector that the client_golang wrapper c stands for,
@@ -75,31 +89,33 @@ func unwrap(c prometheus.Collector) prometheus.Collector {
 }
 
 // sameCollector reports whether a and b are the same collector: the same
-// object, equal values, or two client_golang wrappers of the same collector
-// with the same prefix and labels (the wrappers make a new value on every
-// call, so an Unregister through one never passes the value its Register
-// did). It never panics, not even for a comparable type whose values hold
-// something unhashable, where == would.
+// object, equal values, or two client_golang wrappers, however deeply
+// stacked, of the same collector with the same prefixes and labels (the
+// wrappers make a new value on every call, so an Unregister through them
+// never passes the value their Register did). It never panics, not even for
+// a comparable type whose values hold something unhashable, where == would.
 func sameCollector(a, b prometheus.Collector) bool {
-	ta := reflect.TypeOf(a)
-	if ta != reflect.TypeOf(b) {
-		return false
-	}
-	if ta.Kind() == reflect.Pointer && !isWrapper(a) {
-		return a == b
-	}
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	if ta.Kind() == reflect.Pointer {
-		va, vb = va.Elem(), vb.Elem()
-	}
-	return shallowEqual(va, vb)
+	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b))
 }
 
-// shallowEqual compares two values of one type: references by identity,
-// structs and arrays element by element, maps entry by entry, everything else
-// as == would. Functions are equal only when both are nil.
-func shallowEqual(a, b reflect.Value) bool {
+// sameValue compares two values as sameCollector does: pointers by
+// identity, except pointers to client_golang wrappers, which are compared by
+// what they point to; structs and arrays element by element; maps entry by
+// entry; everything else as == would. Functions are equal only when both
+// are nil. Values of unexported fields are only read, never used.
+func sameValue(a, b reflect.Value) bool {
+	if a.IsValid() != b.IsValid() || a.IsValid() && a.Type() != b.Type() {
+		return false
+	}
+	if !a.IsValid() {
+		return true
+	}
 	switch a.Kind() {
+	case reflect.Pointer:
+		if a.Pointer() == b.Pointer() {
+			return true
+		}
+		return !a.IsNil() && !b.IsNil() && isWrapperType(a.Type()) && sameValue(a.Elem(), b.Elem())
 	case reflect.Slice:
 		return a.Pointer() == b.Pointer() && a.Len() == b.Len()
 	case reflect.Func:
@@ -108,28 +124,31 @@ func shallowEqual(a, b reflect.Value) bool {
 		if a.IsNil() || b.IsNil() {
 			return a.IsNil() == b.IsNil()
 		}
-		return a.Elem().Type() == b.Elem().Type() && shallowEqual(a.Elem(), b.Elem())
+		return sameValue(a.Elem(), b.Elem())
 	case reflect.Array:
 		for i := range a.Len() {
-			if !shallowEqual(a.Index(i), b.Index(i)) {
+			if !sameValue(a.Index(i), b.Index(i)) {
 				return false
 			}
 		}
 		return true
 	case reflect.Struct:
 		for i := range a.NumField() {
-			if !shallowEqual(a.Field(i), b.Field(i)) {
+			if !sameValue(a.Field(i), b.Field(i)) {
 				return false
 			}
 		}
 		return true
 	case reflect.Map:
+		if a.Pointer() == b.Pointer() {
+			return true
+		}
 		if a.Len() != b.Len() {
 			return false
 		}
 		for it := a.MapRange(); it.Next(); {
 			w := b.MapIndex(it.Key())
-			if !w.IsValid() || !shallowEqual(it.Value(), w) {
+			if !w.IsValid() || !sameValue(it.Value(), w) {
 				return false
 			}
 		}

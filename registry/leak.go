@@ -2,55 +2,104 @@ package registry
 
 import (
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/promscope/promscope/internal/describe"
 )
 
 // A Leak is what [WithLeakReport] reports of a scope that was dropped without
-// Close while it still owned registrations.
+// Close while it, or a scope nested in it, still owned registrations.
 type Leak struct {
 	Scope   string   // the String of the leaked scope
-	Created string   // "file.go:123" of the call to NewScope or Child that made it
-	Metrics []string // the fully-qualified names it still had registered, sorted
+	Created string   // "import/path/of/package/file.go:123" of the call that made it
+	Metrics []string // what it still exposes, sorted: metric names, and "N unchecked collectors" for those that exposed nothing when asked
+
+	n *node
 }
 
 // String describes l for a log line.
 func (l Leak) String() string {
-	return fmt.Sprintf("registry: scope %q made at %s was dropped without Close; it still has %v registered", l.Scope, l.Created, l.Metrics)
+	return fmt.Sprintf("registry: scope %q made at %s was dropped without Close; it still has %s registered",
+		l.Scope, l.Created, strings.Join(l.Metrics, ", "))
 }
 
-// leakOf is what a scope's cleanup needs to report it: nothing that refers to
-// the scope itself, or the scope would never become unreachable.
-type leakOf struct {
-	report  func(Leak)
-	created string
-	st      *state
-}
-
-// reportLeak is the cleanup of a scope made with WithLeakReport. A closed
-// scope's cleanup is stopped, so a scope reported here was never closed.
-func reportLeak(l leakOf) {
-	l.st.mu.Lock()
-	n := l.st.n
-	var names []string
-	for m := l.st.head; m != nil; m = m.next {
-		names = append(names, describe.Names(m.descs)...)
+// Close closes the leaked scope, as [Scope.Close] would have, and returns
+// its error: the one way to take back what a scope registered once nobody
+// holds it. A report may call it, for example in a goroutine of its own
+// when the parent may block; a leaked scope nested in an open one is also
+// closed when that one is. Close on a Leak that no report gave returns nil.
+func (l Leak) Close() error {
+	if l.n == nil {
+		return nil
 	}
-	l.st.mu.Unlock()
-	if n == 0 {
+	return l.n.close()
+}
+
+// reportLeak is the cleanup of a scope made with WithLeakReport: its handle
+// is garbage. A scope whose Close has begun, or that holds nothing, is not
+// reported.
+func reportLeak(n *node) {
+	if n.closing.Load() {
 		return
 	}
-	slices.Sort(names)
-	l.report(Leak{Scope: l.st.label, Created: l.created, Metrics: slices.Compact(names)})
+	metrics := n.exposed()
+	if len(metrics) == 0 || n.closing.Load() {
+		return
+	}
+	n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
 }
 
-// madeAt returns "file.go:line" of the call that made a scope: the first
-// caller outside packages registry and lifecycle, so that a scope a Slot
-// makes is said to be made where Replace was called.
+// exposed returns what n and the scopes nested in it expose, sorted: the
+// names of checked collectors' metrics as the parent sees them, the names of
+// what unchecked collectors collect now, and how many unchecked collectors
+// collect nothing.
+func (n *node) exposed() []string {
+	var names []string
+	quiet := 0
+	for _, r := range n.appendRecords(nil) {
+		if !r.unchecked() {
+			names = append(names, r.names()...)
+			continue
+		}
+		got := collectedNames(r.held())
+		if len(got) == 0 {
+			quiet++
+		}
+		names = append(names, got...)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	switch {
+	case quiet == 1:
+		names = append(names, "1 unchecked collector")
+	case quiet > 1:
+		names = append(names, strconv.Itoa(quiet)+" unchecked collectors")
+	}
+	return names
+}
+
+// collectedNames collects c and returns the names of its metrics.
+func collectedNames(c prometheus.Collector) []string {
+	ch := make(chan prometheus.Metric, 16)
+	go func() {
+		defer close(ch)
+		c.Collect(ch)
+	}()
+	var descs []*prometheus.Desc
+	for m := range ch {
+		descs = append(descs, m.Desc())
+	}
+	return describe.Names(descs)
+}
+
+// madeAt returns "import/path/file.go:line" of the call that made a scope:
+// the first caller outside packages registry and lifecycle, so that a scope
+// a Slot makes is said to be made where Replace was called.
 func madeAt() string {
 	pc := make([]uintptr, 16)
 	frames := runtime.CallersFrames(pc[:runtime.Callers(2, pc)])
@@ -58,7 +107,20 @@ func madeAt() string {
 		f, more := frames.Next()
 		if !strings.HasPrefix(f.Function, "github.com/promscope/promscope/registry.") &&
 			!strings.HasPrefix(f.Function, "github.com/promscope/promscope/lifecycle.") || !more {
-			return fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+			file := f.File[strings.LastIndexByte(f.File, '/')+1:]
+			return fmt.Sprintf("%s/%s:%d", packageOf(f.Function), file, f.Line)
 		}
 	}
+}
+
+// packageOf returns the import path of the package of a function that the
+// runtime names fn, such as "example.com/a/b.(*T).M": everything up to the
+// first dot after the last slash. An external test package ("b_test") is
+// said to be the package it tests, whose directory it shares.
+func packageOf(fn string) string {
+	slash := strings.LastIndexByte(fn, '/')
+	if dot := strings.IndexByte(fn[slash+1:], '.'); dot >= 0 {
+		fn = fn[:slash+1+dot]
+	}
+	return strings.TrimSuffix(fn, "_test")
 }

@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"fmt"
+	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
+	"github.com/promscope/promscope/registry/registrytest"
 )
 
 // leaks collects what WithLeakReport reports.
@@ -20,8 +22,9 @@ type leaks chan registry.Leak
 func (l leaks) report(leak registry.Leak) { l <- leak }
 
 // wait runs the garbage collector until n leaks have been reported, at most
-// cycles times, and returns what was reported. A cleanup runs within a cycle
-// or two of its object becoming unreachable; 20 cycles show that none will.
+// cycles times, and returns what was reported, sorted by scope. A cleanup
+// runs within a cycle or two of its object becoming unreachable; 20 cycles
+// show that none will.
 func (l leaks) wait(n, cycles int) []registry.Leak {
 	var got []registry.Leak
 	for range cycles {
@@ -35,49 +38,69 @@ func (l leaks) wait(n, cycles int) []registry.Leak {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+	slices.SortFunc(got, func(a, b registry.Leak) int { return strings.Compare(a.Scope, b.Scope) })
 	return got
 }
 
-// line returns "leak_test.go:N" for the line after the call.
+// line returns where the line after the call is, as a Leak's Created says
+// it: the package's import path, the file and the line.
 func line() string {
 	_, file, n, _ := runtime.Caller(1)
-	return fmt.Sprintf("%s:%d", file[strings.LastIndex(file, "/")+1:], n+1)
+	return fmt.Sprintf("github.com/promscope/promscope/registry/%s:%d", path.Base(file), n+1)
 }
 
 // newForgetfulWatcher is the story's failing constructor with its
 // CloseOnError left out: its scope is dropped, still registered.
-func newForgetfulWatcher(reg prometheus.Registerer, report func(registry.Leak)) (*registry.Scope, string, error) {
+func newForgetfulWatcher(reg prometheus.Registerer, opts ...registry.Option) (string, error) {
 	where := line()
-	scope := registry.NewScope(reg, registry.WithName("watcher"), registry.WithLeakReport(report),
-		registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+	scope := registry.NewScope(reg, append(opts, registry.WithName("watcher"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))...)
 	cache := &storyCache{objects: map[string]int{}}
 	scope.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "watcher_cache_objects",
 		Help: "Objects in the watcher's cache.",
-	}, cache.count))
-	return nil, where, errStoryUnreachable
+	}, cache.count), &promtest.Unchecked{Name: "watcher_up", Value: 1}, quiet{}, quiet{n: 1})
+	return where, errStoryUnreachable
 }
 
+// quiet is an unchecked collector that collects nothing.
+type quiet struct{ n int }
+
+func (quiet) Describe(chan<- *prometheus.Desc) {}
+func (quiet) Collect(chan<- prometheus.Metric) {}
+
 func TestLeakReport(t *testing.T) {
-	t.Run("a failing constructor without CloseOnError is reported once, with its scope's name, the line that made it and its metrics", func(t *testing.T) {
+	// A failing constructor without CloseOnError is reported once, with
+	// its scope's name, where it was made, and everything it exposes:
+	// checked metrics, unchecked ones by what they collect, and those
+	// that collect nothing by their number. Leak.Close takes it all back.
+	t.Run("reported once, reclaimed", func(t *testing.T) {
 		ch := make(leaks, 4)
 		reg := prometheus.NewPedanticRegistry()
-		_, where, _ := newForgetfulWatcher(reg, ch.report)
+		where, _ := newForgetfulWatcher(reg, registry.WithLeakReport(ch.report))
 		got := ch.wait(1, 500)
-		want := registry.Leak{Scope: `watcher{cluster="east"}`, Created: where, Metrics: []string{"watcher_cache_objects"}}
-		if len(got) != 1 || got[0].Scope != want.Scope || got[0].Created != want.Created || !slices.Equal(got[0].Metrics, want.Metrics) {
-			t.Fatalf("reported %+v, want %+v", got, want)
+		want := []string{"watcher_cache_objects", "watcher_up", "2 unchecked collectors"}
+		if len(got) != 1 || got[0].Scope != `watcher{cluster="east"}` || got[0].Created != where || !slices.Equal(got[0].Metrics, want) {
+			t.Fatalf("reported %+v, want watcher made at %s with %q", got, where, want)
 		}
-		if s := got[0].String(); s != fmt.Sprintf(`registry: scope "watcher{cluster=\"east\"}" made at %s was dropped without Close; it still has [watcher_cache_objects] registered`, where) {
+		if s := got[0].String(); s != fmt.Sprintf(`registry: scope "watcher{cluster=\"east\"}" made at %s was dropped without Close; it still has %s registered`, where, strings.Join(want, ", ")) {
 			t.Errorf("String() = %s", s)
 		}
 		if more := ch.wait(1, 20); len(more) != 0 {
 			t.Errorf("reported again: %+v", more)
 		}
-		runtime.KeepAlive(reg)
+		if err := got[0].Close(); err != nil {
+			t.Errorf("Leak.Close = %v", err)
+		}
+		registrytest.VerifyNone(t, reg)
+		if err := (registry.Leak{}).Close(); err != nil {
+			t.Errorf("Close of a Leak no report gave = %v", err)
+		}
 	})
 
-	t.Run("a closed scope, and one that owns nothing, are never reported", func(t *testing.T) {
+	// A closed scope, one that owns nothing, one whose registrations its
+	// outer scope's Close took back, and one whose registrations
+	// Unregister took back are never reported.
+	t.Run("nothing to report", func(t *testing.T) {
 		ch := make(leaks, 4)
 		reg := prometheus.NewPedanticRegistry()
 		func() {
@@ -85,28 +108,56 @@ func TestLeakReport(t *testing.T) {
 			closed.MustRegister(promtest.Gauge("jobs", 1))
 			closed.Close()
 			registry.NewScope(reg, registry.WithLeakReport(ch.report))
+			outer := registry.NewScope(reg, registry.WithLeakReport(ch.report))
+			outer.Child().MustRegister(promtest.Gauge("inner", 1))
+			outer.Close()
+			emptied := registry.NewScope(reg, registry.WithLeakReport(ch.report))
+			g := promtest.Gauge("emptied", 1)
+			emptied.MustRegister(g)
+			emptied.Unregister(g)
 		}()
 		if got := ch.wait(1, 20); len(got) != 0 {
 			t.Errorf("reported %+v", got)
 		}
 	})
 
-	t.Run("a nested scope that its outer scope holds is reported only once the outer one leaks too", func(t *testing.T) {
+	// A nested scope dropped without Close is reported while the scope
+	// around it is still open, and the outer scope's Close still takes
+	// back what it left.
+	t.Run("nested, outer open", func(t *testing.T) {
 		ch := make(leaks, 4)
 		reg := prometheus.NewPedanticRegistry()
 		outer := registry.NewScope(reg, registry.WithName("program"), registry.WithLeakReport(ch.report))
 		outer.MustRegister(promtest.Gauge("up", 1))
+		func() { outer.Child(registry.WithName("link")).MustRegister(promtest.Gauge("jobs", 1)) }()
+		got := ch.wait(1, 500)
+		if len(got) != 1 || got[0].Scope != "program/link" || !slices.Equal(got[0].Metrics, []string{"jobs"}) {
+			t.Fatalf("reported %+v, want program/link with jobs", got)
+		}
+		if err := outer.Close(); err != nil {
+			t.Error(err)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
+
+	// When the outer scope leaks too, each scope is reported with what it
+	// and the scopes nested in it expose.
+	t.Run("nested, outer leaked", func(t *testing.T) {
+		ch := make(leaks, 4)
+		reg := prometheus.NewPedanticRegistry()
 		func() {
-			registry.NewScope(outer, registry.WithName("link")).MustRegister(promtest.Gauge("jobs", 1))
+			outer := registry.NewScope(reg, registry.WithName("program"), registry.WithLeakReport(ch.report))
+			outer.MustRegister(promtest.Gauge("up", 1))
+			outer.Child(registry.WithName("link")).MustRegister(promtest.Gauge("jobs", 1))
 		}()
-		if got := ch.wait(1, 20); len(got) != 0 {
-			t.Fatalf("reported %+v while the outer scope holds the nested one", got)
-		}
-		runtime.KeepAlive(outer) // and dropped from here on
 		got := ch.wait(2, 500)
-		slices.SortFunc(got, func(a, b registry.Leak) int { return strings.Compare(a.Scope, b.Scope) })
-		if len(got) != 2 || got[0].Scope != "program" || got[1].Scope != "program/link" || got[1].Metrics[0] != "jobs" {
-			t.Errorf("reported %+v, want program and program/link", got)
+		if len(got) != 2 || got[0].Scope != "program" || !slices.Equal(got[0].Metrics, []string{"jobs", "up"}) ||
+			got[1].Scope != "program/link" || !slices.Equal(got[1].Metrics, []string{"jobs"}) {
+			t.Fatalf("reported %+v, want program and program/link", got)
 		}
+		if err := got[0].Close(); err != nil {
+			t.Error(err)
+		}
+		registrytest.VerifyNone(t, reg)
 	})
 }

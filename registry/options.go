@@ -23,6 +23,8 @@ type options struct {
 	labels prometheus.Labels
 	name   string
 	report func(Leak)
+	index  *Index
+	err    error // set by no Option: the labels of wrappers that a probe found set one label twice
 }
 
 // WithLabels adds constant labels to every metric registered through the
@@ -104,4 +106,12 @@ func newOptions(opts []Option) options {
 		}
 	}
 	return o
+}
+
+// WithIndex lists the scope in x, for [Handler], from NewScope until its
+// Close completes, with every scope nested in it. It applies to an
+// outermost scope; a nested scope is listed under the scope it is nested
+// in, and ignores it.
+func WithIndex(x *Index) Option {
+	return optionFunc(func(o *options) { o.index = x })
 }

@@ -19,24 +19,25 @@ func TestOptions(t *testing.T) {
 		wantSeries string // of a gauge "jobs" registered through the (nested) scope
 	}{
 		{name: "no options", wantString: "", wantSeries: "jobs{} 1"},
-		{name: "nil options and empty labels", give: []registry.Option{nil, registry.WithLabels(nil), registry.WithLabels(prometheus.Labels{})},
+		{name: "nil options, empty labels", give: []registry.Option{nil, registry.WithLabels(nil), registry.WithLabels(prometheus.Labels{})},
 			wantString: "", wantSeries: "jobs{} 1"},
-		{name: "labels merged, the later winning", give: []registry.Option{
+		{name: "labels merged, later wins", give: []registry.Option{
 			registry.WithLabels(prometheus.Labels{"b": "1", "a": "1"}), registry.WithLabels(prometheus.Labels{"b": "2"}),
 		}, wantString: `{a="1",b="2"}`, wantSeries: `jobs{a="1",b="2"} 1`},
-		{name: "the last prefix and the last name", give: []registry.Option{
+		{name: "last prefix and name win", give: []registry.Option{
 			registry.WithPrefix("x_"), registry.WithPrefix("app_"), registry.WithName("x"), registry.WithName("mirror"),
 		}, wantString: `mirror prefix="app_"`, wantSeries: "app_jobs{} 1"},
-		{name: "a nested scope's prefix, labels and name after the outer scope's", give: []registry.Option{
+		{name: "nested after outer", give: []registry.Option{
 			registry.WithName("mirror"), registry.WithPrefix("a_"), registry.WithLabels(labels),
 		}, nested: []registry.Option{
 			registry.WithName("west"), registry.WithPrefix("b_"), registry.WithLabels(prometheus.Labels{"tenant": "t"}),
 		}, wantString: `mirror/west{cluster="east",tenant="t"} prefix="a_b_"`, wantSeries: `a_b_jobs{cluster="east",tenant="t"} 1`},
-		{name: "an unnamed nested scope, which has the outer scope's name", give: []registry.Option{registry.WithName("mirror")},
+		{name: "unnamed nested", give: []registry.Option{registry.WithName("mirror")},
 			nested: []registry.Option{}, wantString: "mirror", wantSeries: "jobs{} 1"},
 	}
+	// Options make what the scope exposes and its String.
 	for _, tt := range tests {
-		t.Run(tt.name+" make what the scope exposes and its String", func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			scope := registry.NewScope(reg, tt.give...)
 			defer scope.Close()
@@ -51,7 +52,8 @@ func TestOptions(t *testing.T) {
 		})
 	}
 
-	t.Run("WithLabels copies the map it is given", func(t *testing.T) {
+	// WithLabels copies the map it is given.
+	t.Run("labels copied", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		given := prometheus.Labels{"cluster": "east"}
 		scope := registry.NewScope(reg, registry.WithLabels(given))

@@ -6,12 +6,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"weak"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/promscope/promscope/internal/promtest"
@@ -20,8 +19,89 @@ import (
 	"github.com/promscope/promscope/registry/registrytest"
 )
 
+func TestNewScope(t *testing.T) {
+	// A scope on a nil parent, a typed-nil registry or a typed-nil scope
+	// registers into a private registry, which refuses what a registry
+	// refuses, and still tracks, gathers and closes.
+	for _, tt := range []struct {
+		name string
+		give prometheus.Registerer
+	}{
+		{name: "nil parent"},
+		{name: "typed-nil registry", give: (*prometheus.Registry)(nil)},
+		{name: "typed-nil scope", give: (*registry.Scope)(nil)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			scope := registry.NewScope(tt.give, nil, registry.WithLabels(nil), registry.WithLabels(prometheus.Labels{"a": "b"}))
+			first := promtest.Gauge("jobs", 1)
+			scope.MustRegister(first)
+			var are prometheus.AlreadyRegisteredError
+			if err := scope.Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != prometheus.Collector(first) {
+				t.Errorf("Register of an equal gauge = %v", err)
+			}
+			inconsistent := prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "Other.", ConstLabels: prometheus.Labels{"x": "y"}})
+			if err := scope.Register(inconsistent); err == nil || errors.As(err, &are) {
+				t.Errorf("Register of an inconsistent gauge = %v, want the registry's error", err)
+			}
+			promtest.Expose(t, scope, `jobs{a="b"} 1`)
+			if !scope.Unregister(first) {
+				t.Error("Unregister = false")
+			}
+			if err := scope.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+		})
+	}
+
+	// A zero Scope panics with the package prefix where it would register
+	// or make a scope, and is empty otherwise.
+	t.Run("zero scope", func(t *testing.T) {
+		var s registry.Scope
+		for name, f := range map[string]func(){
+			"Register":      func() { _ = s.Register(promtest.Gauge("jobs", 1)) },
+			"NewScope":      func() { s.Child() },
+			"DeleteOnClose": func() { s.DeleteOnClose(prometheus.Labels{"a": "b"}, promtest.CounterVec("v", "a")) },
+		} {
+			if msg, ok := promtest.Panic(f).(string); !ok || msg != "registry: "+name+" on a Scope that NewScope did not make" {
+				t.Errorf("%s panicked with %#v", name, msg)
+			}
+		}
+		if msg, _ := promtest.Panic(func() { registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, &s)) }).(string); msg != "" {
+			t.Errorf("NewScope on a wrapper of a zero scope panicked with %q", msg)
+		}
+		if mfs, err := s.Gather(); s.Unregister(promtest.Gauge("jobs", 1)) || s.Len() != 0 || s.Close() != nil || len(mfs) != 0 || err != nil || s.String() != "" {
+			t.Error("the zero scope is not empty")
+		}
+	})
+
+	// A Registerer of the user's own that forwards to a scope, and a
+	// client_golang wrapper of a registry, are parents like any other: the
+	// scope made on them is outermost, and the probe NewScope sends through
+	// the wrapper registers nothing.
+	t.Run("other parents", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(reg)
+		forwarder := promtest.NewParent(nil)
+		forwarder.Next = program
+		scope := registry.NewScope(forwarder)
+		scope.MustRegister(promtest.Gauge("jobs", 1))
+		wrapped := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, reg))
+		wrapped.MustRegister(promtest.Gauge("up", 1))
+		promtest.Expose(t, reg, "jobs{} 1", `up{zone="a"} 1`)
+		if got := program.Len(); got != 1 {
+			t.Errorf("the program scope owns %d, want 1: the forwarded gauge", got)
+		}
+		if err := errors.Join(scope.Close(), wrapped.Close(), program.Close()); err != nil {
+			t.Error(err)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
+}
+
 func TestRegister(t *testing.T) {
-	t.Run("passes the collector to the parent and tracks it", func(t *testing.T) {
+	// Register passes the collector to the parent, which exposes it, and
+	// the scope counts it.
+	t.Run("registers", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		scope := registry.NewScope(reg)
 		if err := scope.Register(promtest.Gauge("jobs", 3)); err != nil {
@@ -37,18 +117,18 @@ func TestRegister(t *testing.T) {
 		registrytest.VerifyNone(t, reg)
 	})
 
-	holders := []struct {
+	// An AlreadyRegisteredError names the collector that its owner
+	// registered, whoever holds the identity, and the one just passed.
+	for _, tt := range []struct {
 		name string
-		// give registers existing and returns the scope to register an
-		// equal collector into.
 		give func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope
 	}{
-		{name: "the same scope", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+		{name: "same scope", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
 			s := registry.NewScope(reg)
 			s.MustRegister(existing)
 			return s
 		}},
-		{name: "the registry directly", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+		{name: "registry", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
 			reg.MustRegister(existing)
 			return registry.NewScope(reg)
 		}},
@@ -56,24 +136,23 @@ func TestRegister(t *testing.T) {
 			registry.NewScope(reg).MustRegister(existing)
 			return registry.NewScope(reg)
 		}},
-		{name: "a scope three levels deep", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+		{name: "scope three levels deep", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
 			inner := registry.NewScope(registry.NewScope(registry.NewScope(reg), registry.WithPrefix("app_")))
 			inner.MustRegister(existing)
 			return inner
 		}},
-		{name: "a sibling with the same labels", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+		{name: "sibling with the same labels", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
 			outer, labels := registry.NewScope(reg), registry.WithLabels(prometheus.Labels{"cluster": "east"})
 			registry.NewScope(outer, labels).MustRegister(existing)
 			return registry.NewScope(outer, labels)
 		}},
-		{name: "the outer scope of a nested scope that adds nothing", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
-			outer := registry.NewScope(reg, registry.WithPrefix("app_"))
-			outer.MustRegister(existing)
-			return outer.Child()
+		{name: "sibling through a wrapper", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+			outer, labels := registry.NewScope(reg), prometheus.Labels{"cluster": "east"}
+			registry.NewScope(prometheus.WrapRegistererWith(labels, outer)).MustRegister(existing)
+			return outer.Child(registry.WithLabels(labels))
 		}},
-	}
-	for _, tt := range holders {
-		t.Run("returns an AlreadyRegisteredError naming both collectors when "+tt.name+" holds an equal one", func(t *testing.T) {
+	} {
+		t.Run("duplicate held by "+tt.name, func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			existing, again := promtest.Gauge("jobs", 3), promtest.Gauge("jobs", 4)
 			scope := tt.give(reg, existing)
@@ -91,84 +170,170 @@ func TestRegister(t *testing.T) {
 		})
 	}
 
-	// Each row is a registration the registry refuses with an error of its
-	// own; the scope must return that error unchanged, track nothing and
-	// leave a bystander's metrics alone.
-	refused := []struct {
+	// client_golang's reuse idiom, on an AlreadyRegisteredError use the
+	// vector already there, gets the first vector back through every
+	// shape of scopes and wrappers.
+	reuse := func(reg prometheus.Registerer, cv *prometheus.CounterVec) (*prometheus.CounterVec, error) {
+		if err := reg.Register(cv); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, err
+			}
+			existing, ok := are.ExistingCollector.(*prometheus.CounterVec)
+			if !ok {
+				return nil, fmt.Errorf("ExistingCollector is a %T", are.ExistingCollector)
+			}
+			return existing, nil
+		}
+		return cv, nil
+	}
+	labels := prometheus.Labels{"lib": "cache"}
+	for _, sh := range []struct {
+		name string
+		give func(reg *prometheus.Registry) (first, second prometheus.Registerer)
+	}{
+		{name: "registry", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) { return reg, reg }},
+		{name: "scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			s := registry.NewScope(reg)
+			return s, s
+		}},
+		{name: "labelled scope in a prefixed one", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			s := registry.NewScope(registry.NewScope(reg, registry.WithPrefix("p_")), registry.WithLabels(labels))
+			return s, s
+		}},
+		{name: "wrapper of a scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			w := prometheus.WrapRegistererWith(labels, registry.NewScope(reg))
+			return w, w
+		}},
+		{name: "scope on a wrapper of a scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			s := registry.NewScope(prometheus.WrapRegistererWith(labels, registry.NewScope(reg)))
+			return s, s
+		}},
+		{name: "outsider after an unlabelled scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			return registry.NewScope(reg), reg
+		}},
+		{name: "outsider after a scope on a wrapper", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			return registry.NewScope(prometheus.WrapRegistererWith(labels, reg)), prometheus.WrapRegistererWith(labels, reg)
+		}},
+	} {
+		t.Run("reuse idiom through "+sh.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			r1, r2 := sh.give(reg)
+			first := promtest.CounterVec("hits_total", "code")
+			if got, err := reuse(r1, first); err != nil || got != first {
+				t.Fatalf("first registration = %p, %v", got, err)
+			}
+			got, err := reuse(r2, promtest.CounterVec("hits_total", "code"))
+			if err != nil || got != first {
+				t.Errorf("second registration = %p, %v; want the first vector %p", got, err, first)
+			}
+		})
+	}
+
+	// Code registering straight on the registry that collides with a
+	// labelled scope's registration meets the scope's collector, which
+	// prints as the metric and the scope, and unwraps to the user's
+	// collector until the scope takes it back.
+	t.Run("outsider meets a labelled scope", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg, registry.WithName("watcher"), registry.WithPrefix("w_"))
+		mine := promtest.Gauge("jobs", 1)
+		scope.MustRegister(mine)
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(reg.Register(prometheus.NewGauge(prometheus.GaugeOpts{Name: "w_jobs", Help: promtest.Help("jobs")})), &are) {
+			t.Fatal("the registry accepted an equal gauge")
+		}
+		if got := fmt.Sprint(are.ExistingCollector); got != "registry: w_jobs, registered through promscope scope watcher prefix=\"w_\"" {
+			t.Errorf("ExistingCollector prints as %q", got)
+		}
+		u, ok := are.ExistingCollector.(interface{ Unwrap() prometheus.Collector })
+		if !ok || u.Unwrap() != prometheus.Collector(mine) {
+			t.Fatalf("ExistingCollector (%T) does not unwrap to the scope's gauge", are.ExistingCollector)
+		}
+		scope.Close()
+		if u.Unwrap() != nil || fmt.Sprint(are.ExistingCollector) != "registry: w_jobs, registered through a promscope scope" {
+			t.Error("after Close, the registration still unwraps to the gauge, or names the scope")
+		}
+	})
+
+	// A scope's MustRegister that collides panics with an error naming the
+	// scope that holds the metric, or saying no scope of the tree holds
+	// it, which errors.As still finds an AlreadyRegisteredError in.
+	t.Run("MustRegister names the holder", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(reg, registry.WithName("mirror"))
+		program.Child(registry.WithName("west")).MustRegister(promtest.Gauge("jobs", 1))
+		program.Child().MustRegister(promtest.Gauge("anon", 1))
+		reg.MustRegister(promtest.Gauge("direct", 1))
+		for _, tt := range []struct{ give, want string }{
+			{give: "jobs", want: "registry: jobs is already registered by scope mirror/west: duplicate metrics collector registration attempted"},
+			{give: "anon", want: "registry: anon is already registered by scope mirror: duplicate metrics collector registration attempted"},
+			{give: "direct", want: "registry: direct is already registered outside this scope's tree: duplicate metrics collector registration attempted"},
+		} {
+			err, _ := promtest.Panic(func() { program.Child(registry.WithName("east")).MustRegister(promtest.Gauge(tt.give, 2)) }).(error)
+			var are prometheus.AlreadyRegisteredError
+			if err == nil || err.Error() != tt.want || !errors.As(err, &are) {
+				t.Errorf("MustRegister(%s) panicked with %v, want %q wrapping an AlreadyRegisteredError", tt.give, err, tt.want)
+			}
+		}
+		if err := registry.NewScope(reg).Register(promtest.Gauge("jobs", 2)); !errors.As(err, new(prometheus.AlreadyRegisteredError)) || err.Error() != "duplicate metrics collector registration attempted" {
+			t.Errorf("Register = %v, want client_golang's own error", err)
+		}
+	})
+
+	// The parent's own errors come back unchanged; nothing is tracked and
+	// nothing of a bystander's is lost.
+	for _, tt := range []struct {
 		name string
 		opts []registry.Option
-		give prometheus.Collector
-		// same does what the scope does, straight on a registry with the
-		// bystander's metrics, and returns the registry's error.
-		same func(reg *prometheus.Registry) error
+		give func() prometheus.Collector
+		// through wraps a registry as the scope's view does.
+		through func(reg prometheus.Registerer) prometheus.Registerer
 	}{
-		{
-			name: "an invalid metric name",
-			give: promtest.Gauge("bad\xffname", 1),
-			same: func(reg *prometheus.Registry) error { return reg.Register(promtest.Gauge("bad\xffname", 1)) },
-		},
-		{
-			name: "a prefix that makes the name invalid",
-			opts: []registry.Option{registry.WithPrefix("\xff_")},
-			give: promtest.Gauge("jobs", 1),
-			same: func(reg *prometheus.Registry) error {
-				return prometheus.WrapRegistererWithPrefix("\xff_", reg).Register(promtest.Gauge("jobs", 1))
+		{name: "invalid name", give: func() prometheus.Collector { return promtest.Gauge("bad\xffname", 1) }},
+		{name: "prefix making the name invalid", opts: []registry.Option{registry.WithPrefix("\xff_")},
+			give: func() prometheus.Collector { return promtest.Gauge("jobs", 1) },
+			through: func(reg prometheus.Registerer) prometheus.Registerer {
+				return prometheus.WrapRegistererWithPrefix("\xff_", reg)
+			}},
+		{name: "empty label name", opts: []registry.Option{registry.WithLabels(prometheus.Labels{"": "x"})},
+			give: func() prometheus.Collector { return promtest.Gauge("jobs", 1) },
+			through: func(reg prometheus.Registerer) prometheus.Registerer {
+				return prometheus.WrapRegistererWith(prometheus.Labels{"": "x"}, reg)
+			}},
+		{name: "scope label the collector has", opts: []registry.Option{registry.WithLabels(prometheus.Labels{"zone": "a"})},
+			give: func() prometheus.Collector {
+				return prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "h", ConstLabels: prometheus.Labels{"zone": "b"}})
 			},
-		},
-		{
-			name: "an empty label name",
-			opts: []registry.Option{registry.WithLabels(prometheus.Labels{"": "x"})},
-			give: promtest.Gauge("jobs", 1),
-			same: func(reg *prometheus.Registry) error {
-				return prometheus.WrapRegistererWith(prometheus.Labels{"": "x"}, reg).Register(promtest.Gauge("jobs", 1))
-			},
-		},
-		{
-			name: "a scope label the collector already has",
-			opts: []registry.Option{registry.WithLabels(prometheus.Labels{"zone": "a"})},
-			give: prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "h", ConstLabels: prometheus.Labels{"zone": "b"}}),
-			same: func(reg *prometheus.Registry) error {
-				return prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, reg).Register(
-					prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "h", ConstLabels: prometheus.Labels{"zone": "b"}}))
-			},
-		},
-		{
-			name: "another help string than the bystander registered the name with",
-			give: prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Different.", ConstLabels: prometheus.Labels{"k": "v"}}),
-			same: func(reg *prometheus.Registry) error {
-				return reg.Register(prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Different.", ConstLabels: prometheus.Labels{"k": "v"}}))
-			},
-		},
-		{
-			name: "other label names than the bystander registered the name with",
-			give: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "shared", Help: "Another owner's vector."}, []string{"region"}),
-			same: func(reg *prometheus.Registry) error {
-				return reg.Register(prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "shared", Help: "Another owner's vector."}, []string{"region"}))
-			},
-		},
-		{
-			name: "one name with two help strings in one collector",
-			give: promtest.Gauges{
+			through: func(reg prometheus.Registerer) prometheus.Registerer {
+				return prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, reg)
+			}},
+		{name: "other help than a bystander's", give: func() prometheus.Collector {
+			return prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Different.", ConstLabels: prometheus.Labels{"k": "v"}})
+		}},
+		{name: "other label names than a bystander's", give: func() prometheus.Collector {
+			return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "shared", Help: "Another owner's vector."}, []string{"region"})
+		}},
+		{name: "two help strings in one collector", give: func() prometheus.Collector {
+			return promtest.Gauges{
 				prometheus.NewGauge(prometheus.GaugeOpts{Name: "pair", Help: "One.", ConstLabels: prometheus.Labels{"n": "1"}}),
 				prometheus.NewGauge(prometheus.GaugeOpts{Name: "pair", Help: "Two.", ConstLabels: prometheus.Labels{"n": "2"}}),
-			},
-			same: func(reg *prometheus.Registry) error {
-				return reg.Register(promtest.Gauges{
-					prometheus.NewGauge(prometheus.GaugeOpts{Name: "pair", Help: "One.", ConstLabels: prometheus.Labels{"n": "1"}}),
-					prometheus.NewGauge(prometheus.GaugeOpts{Name: "pair", Help: "Two.", ConstLabels: prometheus.Labels{"n": "2"}}),
-				})
-			},
-		},
-	}
-	for _, tt := range refused {
-		t.Run("returns the registry's own error for "+tt.name+", tracks nothing and loses nothing of others", func(t *testing.T) {
+			}
+		}},
+	} {
+		t.Run("registry error: "+tt.name, func(t *testing.T) {
+			plain := prometheus.NewPedanticRegistry()
+			promtest.NewBystander(plain)
+			var through prometheus.Registerer = plain
+			if tt.through != nil {
+				through = tt.through(plain)
+			}
+			want := through.Register(tt.give())
+
 			reg := prometheus.NewPedanticRegistry()
 			bystander := promtest.NewBystander(reg)
 			scope := registry.NewScope(reg, tt.opts...)
-			err := scope.Register(tt.give)
-			plain := prometheus.NewPedanticRegistry()
-			promtest.NewBystander(plain)
-			if want := tt.same(plain); err == nil || want == nil || err.Error() != want.Error() {
+			if err := scope.Register(tt.give()); err == nil || want == nil || err.Error() != want.Error() {
 				t.Errorf("Register = %v, want the registry's own %v", err, want)
 			}
 			if got := scope.Len(); got != 0 {
@@ -178,17 +343,19 @@ func TestRegister(t *testing.T) {
 		})
 	}
 
-	nils := []struct {
+	// A nil collector, or an interface holding a nil, gives
+	// ErrNilCollector without touching the parent; MustRegister panics
+	// with it.
+	for _, tt := range []struct {
 		name string
 		give prometheus.Collector
 	}{
-		{name: "a nil collector"},
-		{name: "a typed-nil vector", give: (*prometheus.GaugeVec)(nil)},
-		{name: "a typed-nil custom collector", give: (*promtest.Unchecked)(nil)},
-		{name: "a nil slice collector", give: promtest.Gauges(nil)},
-	}
-	for _, tt := range nils {
-		t.Run("returns ErrNilCollector for "+tt.name+" without touching the parent, and MustRegister panics with it", func(t *testing.T) {
+		{name: "nil"},
+		{name: "typed-nil vector", give: (*prometheus.GaugeVec)(nil)},
+		{name: "typed-nil custom collector", give: (*promtest.Unchecked)(nil)},
+		{name: "nil slice collector", give: promtest.Gauges(nil)},
+	} {
+		t.Run("ErrNilCollector for "+tt.name, func(t *testing.T) {
 			parent := promtest.NewParent(nil)
 			scope := registry.NewScope(parent)
 			if err := scope.Register(tt.give); err != registry.ErrNilCollector { //nolint:errorlint // the sentinel itself, not wrapped
@@ -203,7 +370,9 @@ func TestRegister(t *testing.T) {
 		})
 	}
 
-	t.Run("MustRegister keeps what it registered before the failing collector", func(t *testing.T) {
+	// MustRegister keeps what it registered before the collector that
+	// failed.
+	t.Run("MustRegister keeps earlier ones", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		scope := registry.NewScope(reg)
 		v := promtest.Panic(func() { scope.MustRegister(promtest.Gauge("jobs", 3), nil, promtest.Gauge("never", 1)) })
@@ -211,35 +380,180 @@ func TestRegister(t *testing.T) {
 			t.Fatalf("MustRegister panicked with %v, want ErrNilCollector", v)
 		}
 		promtest.Expose(t, reg, "jobs{} 3")
-		if err := scope.Close(); err != nil {
-			t.Error(err)
-		}
 	})
 
-	t.Run("promauto.With(scope) registers through the scope, and the metric is the user's own", func(t *testing.T) {
+	// promauto.With(scope) registers through the scope, and the metric it
+	// returns is the user's own.
+	t.Run("promauto", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		scope := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
 		g := promauto.With(scope).NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "h"})
 		g.Set(5)
-		promauto.With(scope).NewCounterVec(prometheus.CounterOpts{Name: "requests_total", Help: "h"}, []string{"path"}).WithLabelValues("/a").Inc()
-		promtest.Expose(t, reg, `jobs{cluster="east"} 5`, `requests_total{cluster="east",path="/a"} 1`)
+		promtest.Expose(t, reg, `jobs{cluster="east"} 5`)
 		if !scope.Unregister(g) {
 			t.Error("Unregister(g) = false")
 		}
-		if err := scope.Close(); err != nil {
-			t.Error(err)
-		}
 		registrytest.VerifyNone(t, reg)
+	})
+
+	// A collector registered through client_golang's wrappers of a scope,
+	// however deeply stacked, is the scope's: it is exposed with the
+	// wrappers' prefix and labels, Unregister through the same wrappers
+	// takes it back, and so does Close; checked, unchecked and values.
+	for _, tt := range []struct {
+		name string
+		give func() prometheus.Collector
+		want string
+	}{
+		{name: "gauge", give: func() prometheus.Collector { return promtest.Gauge("jobs", 1) }, want: `a_b_jobs{x="1",y="2"} 1`},
+		{name: "unchecked", give: func() prometheus.Collector { return &promtest.Unchecked{Name: "u", Value: 2} }, want: `a_b_u{x="1",y="2"} 2`},
+		{name: "value", give: func() prometheus.Collector { return promtest.Gauges{promtest.Gauge("pair", 3)} }, want: `a_b_pair{x="1",y="2"} 3`},
+	} {
+		t.Run("through stacked wrappers: "+tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg)
+			w := prometheus.WrapRegistererWithPrefix("b_", prometheus.WrapRegistererWith(prometheus.Labels{"y": "2"},
+				prometheus.WrapRegistererWithPrefix("a_", prometheus.WrapRegistererWith(prometheus.Labels{"x": "1"}, scope))))
+			c := tt.give()
+			w.MustRegister(c)
+			promtest.Expose(t, reg, tt.want)
+			if !w.Unregister(c) || scope.Len() != 0 {
+				t.Errorf("Unregister through the wrappers = false, or Len() = %d", scope.Len())
+			}
+			promtest.Expose(t, reg)
+			w.MustRegister(c)
+			if err := scope.Close(); err != nil {
+				t.Error(err)
+			}
+			registrytest.VerifyNone(t, reg)
+		})
+	}
+
+	// A parent that fails a registration, or says a stranger holds it, is
+	// answered as it said: nothing is recorded.
+	stranger := collectors.NewBuildInfoCollector()
+	for _, tt := range []struct {
+		name  string
+		fault promtest.Fault
+		want  func(err error) bool
+	}{
+		{name: "fails", fault: promtest.Fail, want: func(err error) bool { return errors.Is(err, promtest.ErrInjected) }},
+		{name: "claims", fault: promtest.Claim, want: func(err error) bool {
+			var are prometheus.AlreadyRegisteredError
+			return errors.As(err, &are) && are.ExistingCollector == stranger
+		}},
+	} {
+		t.Run("parent "+tt.name, func(t *testing.T) {
+			p := promtest.NewParent(promtest.On("register", "jobs", 0, tt.fault))
+			p.Stranger = stranger
+			scope := registry.NewScope(p)
+			if err := scope.Register(promtest.Gauge("jobs", 1)); !tt.want(err) {
+				t.Errorf("Register = %v", err)
+			}
+			if scope.Len() != 0 {
+				t.Errorf("Len() = %d", scope.Len())
+			}
+			promtest.Expose(t, p.Reg)
+		})
+	}
+
+	// After a parent refused to let go of a labelled scope's
+	// registration, an equal registration gets an error naming the
+	// metric, not the silenced registration; the same when the holder is
+	// a question that another scope's Close is asking.
+	t.Run("holder taken back", func(t *testing.T) {
+		labels := registry.WithLabels(prometheus.Labels{"c": "1"})
+		p := promtest.NewParent(promtest.On("unregister", "jobs", -1, promtest.Refuse))
+		old := registry.NewScope(p, labels)
+		old.MustRegister(promtest.Gauge("jobs", 1))
+		if err := old.Close(); !errors.Is(err, registry.ErrNotRegistered) {
+			t.Errorf("Close = %v", err)
+		}
+		want := "registry: register jobs: the parent holds an equal collector that a scope is taking back, or took back and could not remove"
+		if err := registry.NewScope(p, labels).Register(promtest.Gauge("jobs", 2)); err == nil || err.Error() != want {
+			t.Errorf("Register = %v, want %q", err, want)
+		}
+
+		p = promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Block))
+		asking := registry.NewScope(p)
+		asking.MustRegister(promtest.Gauge("jobs", 1))
+		p.Reg.Unregister(promtest.Gauge("jobs", 0))
+		closed := make(chan error, 1)
+		go func() { closed <- asking.Close() }() // its question holds the identity until Release
+		<-p.Entered
+		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); err == nil || err.Error() != want {
+			t.Errorf("Register = %v, want %q", err, want)
+		}
+		p.Release()
+		if err := <-closed; !errors.Is(err, registry.ErrNotRegistered) {
+			t.Errorf("Close = %v, want a report of what somebody else unregistered", err)
+		}
+	})
+
+	// A parent that names a client_golang wrapper as the holder has the
+	// error name what the wrapper wraps; a parent that refuses the hub of
+	// unchecked collectors has Register return its error.
+	t.Run("parent names a wrapper", func(t *testing.T) {
+		theirs := promtest.Gauge("jobs", 1)
+		p := promtest.NewParent(promtest.On("register", "jobs", 0, promtest.Claim))
+		p.Stranger = promtest.Wrapped(prometheus.Labels{"w": "1"}, "x_", theirs)
+		var are prometheus.AlreadyRegisteredError
+		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != prometheus.Collector(theirs) {
+			t.Errorf("Register = %v, naming %v", err, are.ExistingCollector)
+		}
+		p = promtest.NewParent(promtest.On("register", "", 0, promtest.Fail))
+		scope := registry.NewScope(p)
+		if err := scope.Register(&promtest.Unchecked{Name: "u", Value: 1}); !errors.Is(err, promtest.ErrInjected) || scope.Len() != 0 {
+			t.Errorf("Register = %v, Len %d", err, scope.Len())
+		}
+		if err := scope.Register(&promtest.Unchecked{Name: "u", Value: 1}); err != nil {
+			t.Errorf("Register again = %v", err)
+		}
+		promtest.Expose(t, p.Reg, "u{} 1")
+	})
+
+	// A collector of the user's whose metric is named like the probe that
+	// finds a scope behind wrappers is registered like any other.
+	t.Run("named like the probe", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		w := prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, scope)
+		w.MustRegister(promtest.Gauge("x_promscope_scope_probe", 1),
+			promtest.Gauges{promtest.Gauge("promscope_scope_probe", 2), promtest.Gauge("y_promscope_scope_probe", 3)})
+		promtest.Expose(t, reg, `promscope_scope_probe{w="1"} 2`, `x_promscope_scope_probe{w="1"} 1`, `y_promscope_scope_probe{w="1"} 3`)
+		if got := scope.Len(); got != 2 {
+			t.Errorf("Len() = %d, want 2", got)
+		}
+	})
+
+	// When the parent names, as the holder, a registration that another
+	// scope is taking back at that moment, Register asks once more: the
+	// identity is free by then.
+	t.Run("holder on its way out", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Block))
+		old := registry.NewScope(p, registry.WithLabels(prometheus.Labels{"c": "1"}))
+		old.MustRegister(promtest.Gauge("jobs", 1))
+		closed := make(chan error)
+		go func() { closed <- old.Close() }()
+		<-p.Entered // Close asked, and is about to unregister
+		p.Script = nil
+		again := make(chan error)
+		go func() {
+			again <- registry.NewScope(p, registry.WithLabels(prometheus.Labels{"c": "1"})).Register(promtest.Gauge("jobs", 2))
+		}()
+		p.Release()
+		if err := errors.Join(<-closed, <-again); err != nil {
+			t.Errorf("Close, Register = %v", err)
+		}
+		promtest.Expose(t, p.Reg, `jobs{c="1"} 2`)
 	})
 }
 
 func TestUnregister(t *testing.T) {
+	// Unregister removes the same collector, or an equal one, with or
+	// without a view, and the identity is free again.
 	for _, opts := range [][]registry.Option{nil, {registry.WithPrefix("app_"), registry.WithLabels(prometheus.Labels{"cluster": "east"})}} {
-		name := "without options"
-		if opts != nil {
-			name = "with a prefix and labels"
-		}
-		t.Run("removes the same collector, or an equal one, "+name, func(t *testing.T) {
+		t.Run(fmt.Sprintf("same or equal, %d options", len(opts)), func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			scope := registry.NewScope(reg, opts...)
 			g := promtest.Gauge("jobs", 3)
@@ -254,47 +568,141 @@ func TestUnregister(t *testing.T) {
 			if err := scope.Register(g); err != nil {
 				t.Errorf("Register again: %v", err)
 			}
-			scope.Close()
 		})
 	}
 
-	t.Run("returns false and removes nothing for a collector the scope does not own", func(t *testing.T) {
+	// A scope finds a collector as client_golang does: by the same
+	// collector, or by identity, whatever help strings and variable
+	// labels; each row is first checked against a plain registry.
+	for _, tt := range []struct {
+		name     string
+		register prometheus.Collector
+		give     prometheus.Collector // nil: the registered one
+		want     bool
+	}{
+		{name: "same gauge", register: promtest.Gauge("jobs", 1), want: true},
+		{name: "other help", register: promtest.Gauge("jobs", 1),
+			give: prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "Something else."}), want: true},
+		{name: "other variable labels", register: promtest.CounterVec("requests_total", "code"),
+			give: promtest.CounterVec("requests_total", "path", "method"), want: true},
+		{name: "other constant label values",
+			register: prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "h", ConstLabels: prometheus.Labels{"q": "a"}}),
+			give:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "h", ConstLabels: prometheus.Labels{"q": "b"}})},
+		{name: "other name", register: promtest.Gauge("jobs", 1), give: promtest.Gauge("jobs_total", 1)},
+		{name: "value with unhashable content", register: holder{inner: promtest.Gauges{promtest.Gauge("a", 1), promtest.Gauge("b", 2)}}, want: true},
+		{name: "shared descriptor objects", register: sharing{shared}, give: sharing{shared}, want: true},
+		{name: "another type, same name", register: promtest.Gauge("jobs", 1),
+			give: prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "jobs", Help: "h"}, func() float64 { return 1 }), want: true},
+		{name: "value of an uncomparable type", register: promtest.Gauges{promtest.Gauge("a", 1)}, want: true},
+	} {
+		t.Run("as client_golang: "+tt.name, func(t *testing.T) {
+			give := tt.give
+			if give == nil {
+				give = tt.register
+			}
+			plain := prometheus.NewRegistry()
+			plain.MustRegister(tt.register)
+			if got := plain.Unregister(give); got != tt.want {
+				t.Fatalf("the test is wrong: a registry's Unregister = %v, want %v", got, tt.want)
+			}
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg)
+			scope.MustRegister(tt.register)
+			if got := scope.Unregister(give); got != tt.want {
+				t.Errorf("Unregister = %v, want %v", got, tt.want)
+			}
+			if tt.want {
+				registrytest.VerifyNone(t, reg)
+				if err := scope.Register(tt.register); err != nil {
+					t.Errorf("Register again = %v", err)
+				}
+			}
+		})
+	}
+
+	// An unchecked collector is found only as the same collector: equal
+	// values field by field, maps entry by entry, functions never.
+	base := valued{n: 1, arr: [2]string{"a", "b"}, m: map[string]int{"x": 1}, inner: 2}
+	for _, tt := range []struct {
+		name string
+		give func(v valued) valued
+		want bool
+	}{
+		{name: "equal map", give: func(v valued) valued { v.m = map[string]int{"x": 1}; return v }, want: true},
+		{name: "other number", give: func(v valued) valued { v.n = 2; return v }},
+		{name: "other array element", give: func(v valued) valued { v.arr[1] = "c"; return v }},
+		{name: "other map value", give: func(v valued) valued { v.m = map[string]int{"x": 2}; return v }},
+		{name: "other map key", give: func(v valued) valued { v.m = map[string]int{"y": 1}; return v }},
+		{name: "longer map", give: func(v valued) valued { v.m = map[string]int{"x": 1, "y": 2}; return v }},
+		{name: "nil interface field", give: func(v valued) valued { v.inner = nil; return v }},
+		{name: "function", give: func(v valued) valued { v.f = func() {}; return v }},
+		{name: "other pointer inside", give: func(v valued) valued { v.inner = &promtest.Unchecked{}; return v }},
+	} {
+		t.Run("unchecked value: "+tt.name, func(t *testing.T) {
+			scope := registry.NewScope(nil)
+			scope.MustRegister(base)
+			if got := scope.Unregister(tt.give(base)); got != tt.want {
+				t.Errorf("Unregister = %v", got)
+			}
+			if got, want := scope.Len(), map[bool]int{false: 1}[tt.want]; got != want {
+				t.Errorf("Len() = %d, want %d", got, want)
+			}
+		})
+	}
+
+	// Unregister returns false and removes nothing for a collector the
+	// scope does not own: one on the registry, another scope's, one of a
+	// nested scope, or nil.
+	t.Run("not owned", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
-		direct, theirs := promtest.Gauge("direct", 1), promtest.Gauge("theirs", 2)
+		direct, theirs, nested := promtest.Gauge("direct", 1), promtest.Gauge("theirs", 2), promtest.Gauge("nested", 3)
 		reg.MustRegister(direct)
 		registry.NewScope(reg).MustRegister(theirs)
 		scope := registry.NewScope(reg)
-		for _, c := range []prometheus.Collector{direct, promtest.Gauge("direct", 0), theirs, promtest.Gauge("theirs", 0), nil} {
+		scope.Child().MustRegister(nested)
+		for _, c := range []prometheus.Collector{direct, promtest.Gauge("direct", 0), theirs, promtest.Gauge("theirs", 0), nested, nil} {
 			if scope.Unregister(c) {
 				t.Errorf("Unregister(%v) = true", c)
 			}
 		}
-		promtest.Expose(t, reg, "direct{} 1", "theirs{} 2")
+		promtest.Expose(t, reg, "direct{} 1", "nested{} 3", "theirs{} 2")
 	})
 
-	t.Run("returns false when somebody else replaced the scope's collector, leaves theirs, and forgets its own", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		scope := registry.NewScope(reg)
-		ours := promtest.Gauge("jobs", 1)
-		scope.MustRegister(ours)
-		reg.Unregister(ours) // by identity: removes the scope's registration
-		reg.MustRegister(promtest.Gauge("jobs", 3))
-		if scope.Unregister(ours) {
-			t.Error("Unregister = true")
-		}
-		promtest.Expose(t, reg, "jobs{} 3")
-		if got := scope.Len(); got != 0 {
-			t.Errorf("Len() = %d, want 0", got)
-		}
-	})
+	// When somebody else replaced the scope's registration with an equal
+	// collector of their own, Unregister leaves theirs, forgets its own,
+	// and returns false; with or without a view.
+	for _, opts := range [][]registry.Option{nil, {registry.WithLabels(prometheus.Labels{"c": "1"})}} {
+		t.Run(fmt.Sprintf("replaced, %d options", len(opts)), func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg, opts...)
+			ours := promtest.Gauge("jobs", 1)
+			scope.MustRegister(ours)
+			outsider := prometheus.WrapRegistererWith(prometheus.Labels(nil), reg)
+			if opts != nil {
+				outsider = prometheus.WrapRegistererWith(prometheus.Labels{"c": "1"}, reg)
+			}
+			outsider.Unregister(promtest.Gauge("jobs", 0)) // by identity: removes the scope's registration
+			outsider.MustRegister(promtest.Gauge("jobs", 3))
+			if scope.Unregister(ours) {
+				t.Error("Unregister = true")
+			}
+			promtest.Expose(t, reg, strings.Replace("jobs{} 3", "{}", map[bool]string{false: "{}", true: `{c="1"}`}[opts != nil], 1))
+			if got := scope.Len(); got != 0 {
+				t.Errorf("Len() = %d, want 0", got)
+			}
+		})
+	}
 
-	t.Run("takes every registration of a collector registered again after an outsider removed it", func(t *testing.T) {
+	// A collector registered again after an outsider removed it leaves
+	// the scope two records of one registration; Unregister takes both,
+	// and Close has nothing stale to report.
+	t.Run("stale record", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		scope := registry.NewScope(reg)
 		g := promtest.Gauge("jobs", 1)
 		scope.MustRegister(g, promtest.Gauge("other", 2))
 		reg.Unregister(g)
-		scope.MustRegister(g) // the parent holds nothing of it: a second registration
+		scope.MustRegister(g)
 		if got := scope.Len(); got != 3 {
 			t.Fatalf("Len() = %d, want 3", got)
 		}
@@ -304,25 +712,24 @@ func TestUnregister(t *testing.T) {
 		if got := scope.Len(); got != 1 {
 			t.Errorf("Len() = %d, want 1: other", got)
 		}
-		promtest.Expose(t, reg, "other{} 2")
 		if err := scope.Close(); err != nil {
-			t.Errorf("Close = %v, want nil: no stale record left to report", err)
+			t.Errorf("Close = %v, want nil", err)
 		}
 		registrytest.VerifyNone(t, reg)
 	})
 
-	t.Run("says true when the registration the parent held is older than a stale one", func(t *testing.T) {
-		// Two Registers of one gauge race an outsider's Unregister: the
-		// first is in the registry but not yet recorded when the outsider
-		// removes it and the second registers, so the scope records the
-		// live registration before the stale one.
+	// Two Registers of one labelled gauge race an outsider's Unregister:
+	// the first is in the registry but not yet recorded when the outsider
+	// removes it and the second registers, so the scope records the live
+	// registration before the stale one. Unregister says true.
+	t.Run("live record older than a stale one", func(t *testing.T) {
 		parent := promtest.NewParent(promtest.On("register", "jobs", 0, promtest.BlockAfter))
-		scope := registry.NewScope(parent)
+		scope := registry.NewScope(parent, registry.WithLabels(prometheus.Labels{"c": "1"}))
 		g := promtest.Gauge("jobs", 1)
 		first := make(chan error)
 		go func() { first <- scope.Register(g) }()
 		<-parent.Entered
-		parent.Reg.Unregister(promtest.Gauge("jobs", 0))
+		prometheus.WrapRegistererWith(prometheus.Labels{"c": "1"}, parent.Reg).Unregister(promtest.Gauge("jobs", 0))
 		if err := scope.Register(g); err != nil {
 			t.Fatalf("second Register = %v", err)
 		}
@@ -330,42 +737,35 @@ func TestUnregister(t *testing.T) {
 		if err := <-first; err != nil {
 			t.Fatalf("first Register = %v", err)
 		}
-		promtest.Expose(t, parent.Reg, "jobs{} 1")
+		promtest.Expose(t, parent.Reg, `jobs{c="1"} 1`)
 		if !scope.Unregister(g) {
 			t.Error("Unregister = false, want true: it removed the scope's gauge")
 		}
 		if got := scope.Len(); got != 0 {
 			t.Errorf("Len() = %d, want 0", got)
 		}
-		if err := scope.Close(); err != nil {
-			t.Errorf("Close = %v", err)
-		}
 		registrytest.VerifyNone(t, parent.Reg)
 	})
 
-	t.Run("removes through nested scopes, and an unchecked collector, and returns false once closed", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		outer := registry.NewScope(reg)
-		inner := registry.NewScope(outer, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
-		u := &promtest.Unchecked{Name: "u", Value: 3}
-		inner.MustRegister(promtest.Gauge("jobs", 3), u)
-		if !inner.Unregister(promtest.Gauge("jobs", 0)) || !inner.Unregister(u) {
-			t.Error("Unregister = false")
-		}
-		if got := outer.Len(); got != 0 {
-			t.Errorf("outer Len() = %d, want 0", got)
-		}
-		registrytest.VerifyNone(t, reg)
-		inner.MustRegister(u)
-		outer.Close()
-		if inner.Unregister(u) {
-			t.Error("Unregister after Close = true")
+	// Unregister returns false, and touches nothing, once Close has begun.
+	t.Run("closed", func(t *testing.T) {
+		parent := promtest.NewParent(nil)
+		scope := registry.NewScope(parent)
+		nested := scope.Child()
+		g := promtest.Gauge("jobs", 1)
+		nested.MustRegister(g)
+		scope.Close()
+		before := len(parent.Log())
+		if nested.Unregister(g) || scope.Unregister(g) || len(parent.Log()) != before {
+			t.Error("Unregister after Close = true, or the parent was called")
 		}
 	})
 }
 
 func TestClose(t *testing.T) {
-	t.Run("closes nested scopes newest first, then deletes series, then removes collectors newest first", func(t *testing.T) {
+	// Close undoes everything newest first, as deferred calls run:
+	// registrations, nested scopes and DeleteOnClose in one order.
+	t.Run("newest first", func(t *testing.T) {
 		parent := promtest.NewParent(nil)
 		shared := promtest.CounterVec("shared", "tenant")
 		shared.WithLabelValues("acme").Inc()
@@ -373,7 +773,7 @@ func TestClose(t *testing.T) {
 		scope := registry.NewScope(parent)
 		scope.MustRegister(promtest.Gauge("a", 1))
 		registry.NewScope(scope, registry.WithPrefix("first_")).MustRegister(promtest.Gauge("x", 1))
-		scope.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, shared)
+		scope.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, deleteLogger{shared, parent})
 		scope.MustRegister(promtest.Gauge("b", 1))
 		registry.NewScope(scope, registry.WithPrefix("second_")).MustRegister(promtest.Gauge("x", 1), promtest.Gauge("y", 1))
 		before := len(parent.Log())
@@ -382,18 +782,20 @@ func TestClose(t *testing.T) {
 		}
 		var got []string
 		for _, l := range parent.Log()[before:] {
-			if strings.HasPrefix(l, "unregister ") {
-				got = append(got, strings.TrimSuffix(l, ": true"))
+			if op, _, _ := strings.Cut(l, ":"); !strings.HasPrefix(op, "register") {
+				got = append(got, op)
 			}
 		}
-		want := []string{"unregister second_y", "unregister second_x", "unregister first_x", "unregister b", "unregister a"}
+		want := []string{"unregister second_y", "unregister second_x", "unregister b", "delete tenant=acme", "unregister first_x", "unregister a"}
 		if !slices.Equal(got, want) {
-			t.Errorf("Close unregistered %q, want %q", got, want)
+			t.Errorf("Close did %q, want %q", got, want)
 		}
 		registrytest.VerifyNone(t, parent.Reg, "shared")
 	})
 
-	t.Run("is best effort, and names the scope and the metrics of each collector it could not remove", func(t *testing.T) {
+	// Close is best effort: it names the scope and the metrics of each
+	// collector it could not take back, and goes on with the rest.
+	t.Run("best effort", func(t *testing.T) {
 		parent := promtest.NewParent(func(c promtest.Call) promtest.Fault {
 			if c.Op == "unregister" && (c.Names == "app_a" || c.Names == "app_one,app_two" || c.Names == "app_child_x") {
 				return promtest.Refuse
@@ -415,12 +817,11 @@ func TestClose(t *testing.T) {
 			t.Errorf("the first error reads %q", ue.Error())
 		}
 		promtest.Expose(t, parent.Reg) // what the parent refused to give back is silenced
-		if err := scope.Close(); err != nil {
-			t.Errorf("second Close = %v", err)
-		}
 	})
 
-	t.Run("a second Close, and Close on a nil scope, return nil and call nothing", func(t *testing.T) {
+	// A second Close, and Close on a nil scope, return nil and call
+	// nothing.
+	t.Run("twice", func(t *testing.T) {
 		parent := promtest.NewParent(nil)
 		scope := registry.NewScope(parent)
 		scope.MustRegister(promtest.Gauge("a", 1))
@@ -436,7 +837,10 @@ func TestClose(t *testing.T) {
 		}
 	})
 
-	t.Run("after it, Register says ErrClosed in the scope and in nested ones, and the rest answers empty", func(t *testing.T) {
+	// After Close, Register says ErrClosed in the scope, in scopes nested
+	// in it and in scopes made on it or on a wrapper of it, and the rest
+	// answers empty without calling the parent.
+	t.Run("after", func(t *testing.T) {
 		parent := promtest.NewParent(nil)
 		scope := registry.NewScope(parent)
 		g := promtest.Gauge("mine", 1)
@@ -444,7 +848,8 @@ func TestClose(t *testing.T) {
 		nested := registry.NewScope(scope)
 		scope.Close()
 		before := len(parent.Log())
-		for _, s := range []*registry.Scope{scope, nested, registry.NewScope(scope), scope.Child()} {
+		for _, s := range []*registry.Scope{scope, nested, registry.NewScope(scope), scope.Child(),
+			registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, scope))} {
 			if err := s.Register(promtest.Gauge("late", 1)); !errors.Is(err, registry.ErrClosed) {
 				t.Errorf("Register = %v, want ErrClosed", err)
 			}
@@ -452,217 +857,405 @@ func TestClose(t *testing.T) {
 				t.Errorf("MustRegister panicked with %v", err)
 			}
 		}
+		if err := prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, scope).Register(promtest.Gauge("late", 1)); !errors.Is(err, registry.ErrClosed) {
+			t.Errorf("Register through a wrapper = %v, want ErrClosed", err)
+		}
 		mfs, err := scope.Gather()
 		if scope.Unregister(g) || scope.Len() != 0 || len(mfs) != 0 || err != nil || len(parent.Log()) != before {
 			t.Errorf("after Close: Unregister true, Len %d, Gather %d families %v, or the parent was called", scope.Len(), len(mfs), err)
 		}
 	})
 
-	t.Run("racing with Register never leaves anything registered", func(t *testing.T) {
-		const workers = 8
-		for round := range 10 {
-			reg := prometheus.NewPedanticRegistry()
-			scope := registry.NewScope(reg)
-			var registered atomic.Int64
-			busy, stop := make(chan struct{}), make(chan struct{})
-			var once sync.Once
-			var wg sync.WaitGroup
-			for w := range workers {
-				wg.Go(func() {
-					for i := 0; ; i++ {
-						if err := scope.Register(promtest.Gauge(fmt.Sprintf("race_%d_%d", w, i), 1)); err != nil {
-							if !errors.Is(err, registry.ErrClosed) {
-								t.Errorf("Register = %v, want ErrClosed", err)
-							}
-							return
-						}
-						if registered.Add(1) >= 4*workers {
-							once.Do(func() { close(busy) })
-						}
-						select {
-						case <-stop:
-							return
-						default:
-						}
-					}
-				})
-			}
-			<-busy
-			if err := scope.Close(); err != nil {
-				t.Errorf("round %d: Close: %v", round, err)
-			}
-			close(stop)
-			wg.Wait()
-			registrytest.VerifyNone(t, reg)
-		}
-	})
-}
-
-func TestNesting(t *testing.T) {
-	t.Run("a nested scope registers into the same parent with prefixes and labels composed, and is counted by the outer scope", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		app := registry.NewScope(reg, registry.WithPrefix("app_"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
-		tenant := app.Child(registry.WithPrefix("tenant_"), registry.WithLabels(prometheus.Labels{"tenant": "acme"}))
-		worker := registry.NewScope(tenant, registry.WithLabels(prometheus.Labels{"worker": "1"}))
-		app.MustRegister(promtest.Gauge("up", 1))
-		tenant.MustRegister(promtest.Gauge("jobs", 2))
-		worker.MustRegister(promtest.Gauge("busy", 3))
-		promtest.Expose(t, reg, `app_tenant_busy{cluster="east",tenant="acme",worker="1"} 3`,
-			`app_tenant_jobs{cluster="east",tenant="acme"} 2`, `app_up{cluster="east"} 1`)
-		if got := app.Len(); got != 3 {
-			t.Errorf("Len() = %d, want 3", got)
-		}
-		if err := app.Close(); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-		registrytest.VerifyNone(t, reg)
-		if err := worker.Register(promtest.Gauge("late", 1)); !errors.Is(err, registry.ErrClosed) {
-			t.Errorf("Register in a nested scope after the outer Close = %v", err)
-		}
-	})
-
-	t.Run("a nested scope leaves the outer scope when it closes, and is not kept by it", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		outer := registry.NewScope(reg)
-		outer.MustRegister(promtest.Gauge("a", 1))
-		wp := closedNested(t, outer)
-		if got := outer.Len(); got != 1 {
-			t.Errorf("Len() after the nested scope closed = %d, want 1", got)
-		}
-		promtest.Expose(t, outer, "a{} 1")
-		if !promtest.Collected(wp) {
-			t.Error("the outer scope still holds its closed nested scope")
-		}
-		runtime.KeepAlive(outer)
-	})
-
-	conflicts := []struct {
+	// Close leaves an outsider's equal collector, put in place of the
+	// scope's, and reports it; with or without a view, however the
+	// outsider got it there.
+	for _, tt := range []struct {
 		name string
-		give func() *registry.Scope
+		opts []registry.Option
+		swap func(reg *prometheus.Registry)
+		want string
 	}{
-		{name: "the scope around it", give: func() *registry.Scope {
-			return registry.NewScope(nil, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
-		}},
-		{name: "a scope two levels up", give: func() *registry.Scope {
-			return registry.NewScope(nil, registry.WithLabels(prometheus.Labels{"cluster": "east"})).
-				Child(registry.WithLabels(prometheus.Labels{"tenant": "acme"}))
-		}},
-	}
-	for _, tt := range conflicts {
-		t.Run("a scope that sets a label of "+tt.name+" fails every registration, as nested wrappers do, and registers nothing", func(t *testing.T) {
-			outer := tt.give()
-			s := outer.Child(registry.WithLabels(prometheus.Labels{"cluster": "west"}))
-			for _, r := range []*registry.Scope{s, s.Child(registry.WithPrefix("sub_"))} {
-				if err := r.Register(promtest.Gauge("jobs", 1)); err == nil || !strings.HasPrefix(err.Error(), `registry: label "cluster"`) {
-					t.Errorf("Register = %v, want an error naming the label", err)
-				}
+		{name: "replaced", swap: func(reg *prometheus.Registry) {
+			reg.Unregister(promtest.Gauge("b", 0))
+			reg.MustRegister(promtest.Gauge("b", 7))
+		}, want: "b{} 7"},
+		{name: "replaced, labelled", opts: []registry.Option{registry.WithLabels(prometheus.Labels{"c": "1"})}, swap: func(reg *prometheus.Registry) {
+			w := prometheus.WrapRegistererWith(prometheus.Labels{"c": "1"}, reg)
+			w.Unregister(promtest.Gauge("b", 0))
+			w.MustRegister(promtest.Gauge("b", 7))
+		}, want: `b{c="1"} 7`},
+	} {
+		t.Run("outsider's left alone: "+tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg, tt.opts...)
+			scope.MustRegister(promtest.Gauge("a", 1), promtest.Gauge("b", 1))
+			tt.swap(reg)
+			err := scope.Close()
+			if metrics, _ := promtest.UnregisterErrors(err); len(metrics) != 1 || metrics[0][0] != "b" || !errors.Is(err, registry.ErrNotRegistered) ||
+				!strings.Contains(err.Error(), "an equal collector of somebody else's is registered in its place and was left alone") {
+				t.Errorf("Close = %v", err)
 			}
-			if got := outer.Len(); got != 0 {
-				t.Errorf("Len() = %d", got)
-			}
+			promtest.Expose(t, reg, tt.want)
 		})
 	}
 
-	wrappers := []struct {
-		name string
-		give func(inner *registry.Scope) prometheus.Registerer
-		want string
-	}{
-		{name: "WrapRegistererWith", give: func(inner *registry.Scope) prometheus.Registerer {
-			return prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, inner)
-		}, want: `jobs{cluster="east",zone="a"} 3`},
-		{name: "WrapRegistererWithPrefix", give: func(inner *registry.Scope) prometheus.Registerer {
-			return prometheus.WrapRegistererWithPrefix("svc_", inner)
-		}, want: `svc_jobs{cluster="east"} 3`},
-	}
-	for _, tt := range wrappers {
-		for _, innerFirst := range []bool{false, true} {
-			t.Run(fmt.Sprintf("a scope on client_golang's %s of a scope closes cleanly, the wrapped scope first: %v", tt.name, innerFirst), func(t *testing.T) {
-				reg := prometheus.NewPedanticRegistry()
-				inner := registry.NewScope(reg)
-				outer := registry.NewScope(tt.give(inner), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
-				outer.MustRegister(promtest.Gauge("jobs", 3))
-				promtest.Expose(t, reg, tt.want)
-				if got := inner.Len(); got != 1 {
-					t.Errorf("the wrapped scope owns %d collectors, want 1", got)
-				}
-				first, second := outer, inner
-				if innerFirst {
-					first, second = inner, outer
-				}
-				if err := errors.Join(first.Close(), second.Close()); err != nil {
-					t.Errorf("Close = %v", err)
-				}
-				registrytest.VerifyNone(t, reg)
-			})
+	// Close reports a collector that somebody else unregistered, and
+	// leaves nothing behind.
+	t.Run("unregistered by somebody else", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg, registry.WithName("w"))
+		scope.MustRegister(promtest.Gauge("a", 1))
+		reg.Unregister(promtest.Gauge("a", 0))
+		err := scope.Close()
+		if err == nil || err.Error() != "registry: scope w: unregister a: somebody else unregistered it" || !errors.Is(err, registry.ErrNotRegistered) {
+			t.Errorf("Close = %v", err)
 		}
-	}
-}
-
-// closedNested makes a scope nested in outer, registers through it, closes
-// it, and returns only a weak pointer to it.
-//
-//go:noinline
-func closedNested(t *testing.T, outer *registry.Scope) weak.Pointer[registry.Scope] {
-	t.Helper()
-	s := registry.NewScope(outer, registry.WithPrefix("nested_"))
-	s.MustRegister(promtest.Gauge("jobs", 1))
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return weak.Make(s)
-}
-
-func TestZeroScope(t *testing.T) {
-	t.Run("panics with the package prefix where it would register, and is empty otherwise", func(t *testing.T) {
-		var s registry.Scope
-		for name, f := range map[string]func(){
-			"Register":      func() { _ = s.Register(promtest.Gauge("jobs", 1)) },
-			"Child":         func() { s.Child() },
-			"NewScope":      func() { registry.NewScope(&s) },
-			"DeleteOnClose": func() { s.DeleteOnClose(prometheus.Labels{"a": "b"}, promtest.CounterVec("v", "a")) },
-		} {
-			if msg, ok := promtest.Panic(f).(string); !ok || msg != "registry: "+strings.Replace(name, "Child", "NewScope", 1)+" on a Scope that NewScope did not make" {
-				t.Errorf("%s panicked with %#v", name, msg)
-			}
-		}
-		if mfs, err := s.Gather(); s.Unregister(promtest.Gauge("jobs", 1)) || s.Len() != 0 || s.Close() != nil || len(mfs) != 0 || err != nil || s.String() != "" {
-			t.Error("the zero scope is not empty")
-		}
+		registrytest.VerifyNone(t, reg)
 	})
-}
 
-func TestNilParent(t *testing.T) {
-	parents := []struct {
-		name string
-		give prometheus.Registerer
+	// Close passes on the registry's own error when the scope's descriptor
+	// went into somebody else's collector.
+	t.Run("identity split by somebody else", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		scope.MustRegister(promtest.Gauges{promtest.Gauge("a", 1), promtest.Gauge("b", 1)})
+		reg.Unregister(promtest.Gauges{promtest.Gauge("a", 0), promtest.Gauge("b", 0)})
+		reg.MustRegister(promtest.Gauge("a", 2))
+		err := scope.Close()
+		if !errors.Is(err, registry.ErrNotRegistered) || !strings.Contains(err.Error(), "the parent failed the ownership check: descriptor") {
+			t.Errorf("Close = %v", err)
+		}
+		promtest.Expose(t, reg, "a{} 2")
+	})
+
+	// A collector that describes something else after Register, even
+	// where it described nothing before, is taken back, and its identity
+	// is free.
+	for _, tt := range []struct {
+		name   string
+		before []string
 	}{
-		{name: "a nil parent"},
-		{name: "a typed-nil registry", give: (*prometheus.Registry)(nil)},
-		{name: "a typed-nil scope", give: (*registry.Scope)(nil)},
-	}
-	for _, tt := range parents {
-		t.Run("a scope on "+tt.name+" registers into a private registry that refuses what a registry refuses", func(t *testing.T) {
-			scope := registry.NewScope(tt.give, nil, registry.WithLabels(nil), registry.WithLabels(prometheus.Labels{"a": "b"}))
-			first := promtest.Gauge("jobs", 1)
-			scope.MustRegister(first)
-			var are prometheus.AlreadyRegisteredError
-			if err := scope.Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != prometheus.Collector(first) {
-				t.Errorf("Register of an equal gauge = %v", err)
-			}
-			if err := scope.Register(prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "Other.", ConstLabels: prometheus.Labels{"x": "y"}})); err == nil || errors.As(err, &are) {
-				t.Errorf("Register of an inconsistent gauge = %v, want the registry's error", err)
-			}
-			promtest.Expose(t, scope, `jobs{a="b"} 1`)
-			if !scope.Unregister(first) {
-				t.Error("Unregister = false")
-			}
+		{name: "describe changes", before: []string{"jobs"}},
+		{name: "describe appears", before: nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg)
+			s := &shifty{names: tt.before}
+			scope.MustRegister(s)
+			s.names = []string{"other"}
 			if err := scope.Close(); err != nil {
 				t.Errorf("Close = %v", err)
 			}
+			registrytest.VerifyNone(t, reg)
+			for _, name := range tt.before {
+				reg.MustRegister(promtest.Gauge(name, 1))
+			}
 		})
 	}
+
+	// Nothing keeps the component reachable after Close: not a GaugeFunc,
+	// an unchecked collector, a labelled nested scope, an outsider's
+	// replacement, nor a labelled scope's parent that refused to let go.
+	plain := func(p prometheus.Registerer) *registry.Scope { return registry.NewScope(p) }
+	labelled := func(p prometheus.Registerer) *registry.Scope {
+		return registry.NewScope(p, registry.WithLabels(prometheus.Labels{"c": "1"}))
+	}
+	for _, tt := range []struct {
+		name      string
+		unchecked bool
+		scope     func(parent prometheus.Registerer) *registry.Scope
+		after     func(reg *prometheus.Registry)
+		script    func(promtest.Call) promtest.Fault
+	}{
+		{name: "GaugeFunc", scope: plain},
+		{name: "unchecked", unchecked: true, scope: plain},
+		{name: "nested labelled", scope: func(p prometheus.Registerer) *registry.Scope {
+			return registry.NewScope(p, registry.WithPrefix("app_")).Child(registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+		}},
+		{name: "replaced", scope: plain, after: func(reg *prometheus.Registry) {
+			reg.Unregister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "cache_objects", Help: "Objects."}))
+			reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "cache_objects", Help: "Objects."}))
+		}},
+		{name: "refused, labelled", scope: labelled, script: promtest.On("unregister", "cache_objects", -1, promtest.Refuse)},
+	} {
+		t.Run("releases the component: "+tt.name, func(t *testing.T) {
+			parent := promtest.NewParent(tt.script)
+			scope := tt.scope(parent)
+			wp := build(t, scope, tt.unchecked, nil)
+			if _, err := parent.Reg.Gather(); err != nil {
+				t.Fatal(err)
+			}
+			if tt.after != nil {
+				tt.after(parent.Reg)
+			}
+			if promtest.Collected(wp) {
+				t.Fatal("the component was collected while its metric was registered")
+			}
+			scope.Close()
+			if !promtest.Collected(wp) {
+				t.Error("the component is still reachable after Close")
+			}
+			runtime.KeepAlive(parent)
+			runtime.KeepAlive(scope)
+		})
+	}
+
+	// A parent that fails or lies at Close: each failure is reported as an
+	// UnregisterError wrapping ErrNotRegistered (and the parent's error),
+	// at any depth; a labelled scope's registration is silenced whatever
+	// happens, an unlabelled one's stays where the parent kept it; the
+	// bystander's metrics stay.
+	onB := func(op string, n int, fault promtest.Fault) func(promtest.Call) promtest.Fault {
+		return promtest.On(op, "b", n, fault)
+	}
+	for _, tt := range []struct {
+		name   string
+		give   func(promtest.Call) promtest.Fault
+		want   string // the cause Close reports for b, "" for none
+		kept   bool   // whether the registry still holds b's registration
+		silent bool   // whether the parent's Unregister said true
+	}{
+		{name: "probe fails", give: onB("register", 1, promtest.Fail), want: "the parent failed the ownership check: " + promtest.ErrInjected.Error(), kept: true},
+		{name: "probe names a stranger", give: onB("register", 1, promtest.Claim), want: "an equal collector of somebody else's", kept: true},
+		{name: "probe names nobody", give: onB("register", 1, promtest.ClaimNobody), want: "an equal collector of somebody else's", kept: true},
+		{name: "refuses", give: onB("unregister", 0, promtest.Refuse), want: "the parent refused to unregister it", kept: true},
+		{name: "lies it kept", give: onB("unregister", 0, promtest.LieKept), kept: true, silent: true},
+		{name: "lies it removed", give: onB("unregister", 0, promtest.LieRemoved), want: "the parent refused to unregister it"},
+	} {
+		for _, view := range []bool{false, true} {
+			t.Run(fmt.Sprintf("faulty parent: %s, view %v", tt.name, view), func(t *testing.T) {
+				p := promtest.NewParent(tt.give)
+				p.Stranger = promtest.Gauge("stranger", 0)
+				bystander := promtest.NewBystander(p.Reg)
+				var opts []registry.Option
+				if view {
+					opts = append(opts, registry.WithLabels(prometheus.Labels{"c": "1"}))
+				}
+				scope := registry.NewScope(registry.NewScope(p), opts...)
+				scope.MustRegister(promtest.Gauge("a", 1), promtest.Gauge("b", 2))
+				err := scope.Close()
+				metrics, others := promtest.UnregisterErrors(err)
+				if tt.want == "" && err != nil || tt.want != "" && (len(metrics) != 1 || len(others) != 0 ||
+					!errors.Is(err, registry.ErrNotRegistered) || !strings.Contains(err.Error(), tt.want) ||
+					errors.Is(err, promtest.ErrInjected) != strings.Contains(tt.want, promtest.ErrInjected.Error())) {
+					t.Errorf("Close = %v, want one UnregisterError: %s", err, tt.want)
+				}
+				want := bystander.Series()
+				if tt.kept && !view {
+					want = append(want, "b{} 2")
+				}
+				promtest.Expose(t, p.Reg, want...)
+			})
+		}
+	}
+
+	// A parent that panics while Close takes a registration back: the
+	// panic goes on; the registration stays recorded and exposed, the
+	// scope refuses new registrations, and the next Close carries on.
+	for _, op := range []string{"register", "unregister"} {
+		t.Run("parent panics on "+op, func(t *testing.T) {
+			p := promtest.NewParent(promtest.On(op, "b", map[string]int{"register": 1, "unregister": 0}[op], promtest.Panicking))
+			scope := registry.NewScope(p)
+			scope.MustRegister(promtest.Gauge("a", 1), promtest.Gauge("b", 2), promtest.Gauge("c", 3))
+			if v, _ := promtest.Panic(func() { scope.Close() }).(error); !errors.Is(v, promtest.ErrInjected) {
+				t.Fatalf("Close panicked with %v, want the parent's panic", v)
+			}
+			promtest.Expose(t, p.Reg, "a{} 1", "b{} 2")
+			if got := scope.Len(); got != 2 {
+				t.Errorf("Len() = %d, want 2: a and b", got)
+			}
+			if err := scope.Register(promtest.Gauge("d", 1)); !errors.Is(err, registry.ErrClosed) {
+				t.Errorf("Register after the panic = %v, want ErrClosed", err)
+			}
+			if err := scope.Close(); err != nil {
+				t.Errorf("second Close = %v", err)
+			}
+			registrytest.VerifyNone(t, p.Reg)
+		})
+	}
+
+	// A parent that panics while the newest nested scope closes leaves the
+	// older sibling recorded, refusing registrations, and a later Close of
+	// the outer scope closes it.
+	t.Run("parent panics in a nested scope", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "new", 0, promtest.Panicking))
+		outer := registry.NewScope(p)
+		older, newer := outer.Child(), outer.Child()
+		older.MustRegister(promtest.Gauge("old", 1))
+		newer.MustRegister(promtest.Gauge("new", 2))
+		if v, _ := promtest.Panic(func() { outer.Close() }).(error); !errors.Is(v, promtest.ErrInjected) {
+			t.Fatalf("Close panicked with %v", v)
+		}
+		if err := older.Register(promtest.Gauge("late", 1)); !errors.Is(err, registry.ErrClosed) {
+			t.Errorf("Register on the older sibling = %v, want ErrClosed", err)
+		}
+		if got := outer.Len(); got != 2 {
+			t.Errorf("Len() = %d, want 2", got)
+		}
+		if err := outer.Close(); err != nil {
+			t.Errorf("second Close = %v", err)
+		}
+		registrytest.VerifyNone(t, p.Reg)
+	})
+
+	// A Close slow in the parent holds no lock that siblings, the scope
+	// around it, or a scrape need; the outer scope's Close waits for it.
+	t.Run("blocked in the parent", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "slow", 0, promtest.Block))
+		outer := registry.NewScope(p)
+		slow, sibling := outer.Child(), outer.Child()
+		slow.MustRegister(promtest.Gauge("slow", 1))
+		closed := make(chan error, 1)
+		go func() { closed <- slow.Close() }()
+		<-p.Entered
+		sibling.MustRegister(promtest.Gauge("other", 1))
+		if _, err := outer.Gather(); err != nil {
+			t.Error(err)
+		}
+		if _, err := p.Reg.Gather(); err != nil {
+			t.Error(err)
+		}
+		if err := sibling.Register(promtest.Gauge("slow", 2)); !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+			t.Errorf("Register of the identity in flight = %v", err)
+		}
+		outerClosed := make(chan error, 1)
+		go func() { outerClosed <- outer.Close() }()
+		select {
+		case err := <-outerClosed:
+			t.Fatalf("the outer Close returned %v before the nested Close finished", err)
+		default:
+		}
+		p.Release()
+		if err := errors.Join(<-closed, <-outerClosed); err != nil {
+			t.Error(err)
+		}
+		registrytest.VerifyNone(t, p.Reg)
+	})
+
+	// A Register blocked in the parent completes before a racing Close,
+	// which then takes it back.
+	t.Run("racing a blocked Register", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("register", "b", 0, promtest.Block))
+		scope := registry.NewScope(p)
+		registered := make(chan error, 1)
+		go func() { registered <- scope.Register(promtest.Gauge("b", 1)) }()
+		<-p.Entered
+		closed := make(chan error, 1)
+		go func() { closed <- scope.Close() }()
+		p.Release()
+		if err := errors.Join(<-registered, <-closed); err != nil {
+			t.Error(err)
+		}
+		registrytest.VerifyNone(t, p.Reg)
+	})
+
+	// client_golang has no atomic "unregister if it is still mine": an
+	// outsider who swaps in an equal collector after Close asked who holds
+	// the identity loses it to Close's Unregister, as documented.
+	t.Run("outsider between question and unregister", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Block))
+		scope := registry.NewScope(p)
+		scope.MustRegister(promtest.Gauge("jobs", 1))
+		closed := make(chan error, 1)
+		go func() { closed <- scope.Close() }()
+		<-p.Entered
+		if !p.Reg.Unregister(promtest.Gauge("jobs", 0)) {
+			t.Fatal("the outsider's Unregister = false")
+		}
+		p.Reg.MustRegister(promtest.Gauge("jobs", 2))
+		p.Release()
+		if err := <-closed; err != nil {
+			t.Errorf("Close = %v", err)
+		}
+		if got, _ := promtest.Series(p.Reg); len(got) != 0 {
+			t.Errorf("the registry exposes %q: the window is closed now, update the documentation", got)
+		}
+	})
+
+	// A constructor that fails 100 times in a row leaves nothing behind,
+	// then comes up and reads its cache live.
+	t.Run("failing constructor", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		for try := 1; try <= 100; try++ {
+			if _, _, err := newStoryWatcher(reg, func() error { return errStoryUnreachable }); !errors.Is(err, errStoryUnreachable) {
+				t.Fatalf("try %d: %v, want the connection error", try, err)
+			}
+			registrytest.VerifyNone(t, reg)
+		}
+		cache, scope, err := newStoryWatcher(reg, func() error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache.objects["pod/a"], cache.objects["pod/b"] = 100, 20
+		promtest.Expose(t, reg, `watcher_cache_bytes{cluster="east"} 120`, `watcher_cache_objects{cluster="east"} 2`)
+		if err := scope.Close(); err != nil {
+			t.Error(err)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
 }
+
+// deleteLogger is a vector whose DeletePartialMatch calls are logged in a
+// parent's log, among its calls.
+type deleteLogger struct {
+	registry.Deleter
+	log *promtest.Parent
+}
+
+func (d deleteLogger) DeletePartialMatch(labels prometheus.Labels) int {
+	var pairs []string
+	for k, v := range labels {
+		pairs = append(pairs, k+"="+v)
+	}
+	slices.Sort(pairs)
+	n := d.Deleter.DeletePartialMatch(labels)
+	d.log.Record(fmt.Sprintf("delete %s: %d", strings.Join(pairs, ","), n))
+	return n
+}
+
+// holder is a collector of a comparable struct type whose values hold
+// something that cannot be compared: == on two of them panics.
+type holder struct{ inner prometheus.Collector }
+
+func (h holder) Describe(ch chan<- *prometheus.Desc) { h.inner.Describe(ch) }
+func (h holder) Collect(ch chan<- prometheus.Metric) { h.inner.Collect(ch) }
+
+// sharing is a collector of one descriptor that others may share, as
+// exporters share one descriptor between the collectors of many targets.
+type sharing struct{ d *prometheus.Desc }
+
+func (s sharing) Describe(ch chan<- *prometheus.Desc) { ch <- s.d }
+func (s sharing) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(s.d, prometheus.GaugeValue, 1)
+}
+
+// shared is the descriptor the sharing collectors of the tests share.
+var shared = prometheus.NewDesc("shared_desc", "h", nil, nil)
+
+// valued is an unchecked collector whose values are compared field by field.
+type valued struct {
+	n     int
+	arr   [2]string
+	m     map[string]int
+	f     func()
+	inner any
+}
+
+func (valued) Describe(chan<- *prometheus.Desc) {}
+func (valued) Collect(chan<- prometheus.Metric) {}
+
+// shifty is a collector whose Describe yields gauges of names, which the
+// test changes after Register, and which collects nothing.
+type shifty struct{ names []string }
+
+func (s *shifty) Describe(ch chan<- *prometheus.Desc) {
+	for _, n := range s.names {
+		ch <- prometheus.NewDesc(n, promtest.Help(n), nil, nil)
+	}
+}
+
+func (*shifty) Collect(chan<- prometheus.Metric) {}
 
 // component stands for a component whose metrics read its state.
 type component struct{ cache map[string]int }
@@ -697,143 +1290,18 @@ func (u *funcUnchecked) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(prometheus.NewDesc("cache_objects", "Objects.", nil, nil), prometheus.GaugeValue, u.f())
 }
 
-func TestCloseReleasesComponent(t *testing.T) {
-	plain := func(p prometheus.Registerer) *registry.Scope { return registry.NewScope(p) }
-	tests := []struct {
-		name      string
-		unchecked bool
-		scope     func(parent prometheus.Registerer) *registry.Scope
-		after     func(reg *prometheus.Registry) // between registration and Close
-		script    func(promtest.Call) promtest.Fault
-	}{
-		{name: "a GaugeFunc", scope: plain},
-		{name: "an unchecked collector", unchecked: true, scope: plain},
-		{name: "a GaugeFunc in a labelled nested scope", scope: func(p prometheus.Registerer) *registry.Scope {
-			return registry.NewScope(p, registry.WithPrefix("app_")).Child(registry.WithLabels(prometheus.Labels{"cluster": "east"}))
-		}},
-		{name: "a GaugeFunc somebody else replaced", scope: plain, after: func(reg *prometheus.Registry) {
-			reg.Unregister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "cache_objects", Help: "Objects."}))
-			reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "cache_objects", Help: "Objects."}))
-		}},
-		{name: "a GaugeFunc the parent refused to unregister", scope: plain, script: promtest.On("unregister", "cache_objects", -1, promtest.Refuse)},
-	}
-	for _, tt := range tests {
-		t.Run("nothing keeps the component of "+tt.name+" reachable after Close", func(t *testing.T) {
-			parent := promtest.NewParent(tt.script)
-			scope := tt.scope(parent)
-			wp := build(t, scope, tt.unchecked, nil)
-			if _, err := parent.Reg.Gather(); err != nil {
-				t.Fatal(err)
-			}
-			if tt.after != nil {
-				tt.after(parent.Reg)
-			}
-			if promtest.Collected(wp) {
-				t.Fatal("the component was collected while its metric was registered")
-			}
-			scope.Close()
-			if !promtest.Collected(wp) {
-				t.Error("the component is still reachable after Close")
-			}
-			runtime.KeepAlive(parent)
-			runtime.KeepAlive(scope)
-		})
-	}
-
-	t.Run("a scrape in flight during Close lets go of the component when it is done, and Close does not wait for it", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		scope := registry.NewScope(reg)
-		entered, proceed := make(chan struct{}), make(chan struct{})
-		var once sync.Once
-		wp := build(t, scope, true, func() { once.Do(func() { close(entered); <-proceed }) })
-		gathered := make(chan error, 1)
-		go func() {
-			_, err := reg.Gather()
-			gathered <- err
-		}()
-		<-entered
-		if err := scope.Close(); err != nil {
-			t.Errorf("Close = %v", err)
-		}
-		if wp.Value() == nil {
-			t.Fatal("the component was collected while a scrape was reading it")
-		}
-		close(proceed)
-		if err := <-gathered; err != nil {
-			t.Errorf("the Gather in flight = %v", err)
-		}
-		if !promtest.Collected(wp) {
-			t.Error("the component is still reachable after the scrape finished")
-		}
-		promtest.Expose(t, reg)
-	})
-}
-
-func TestConcurrentUse(t *testing.T) {
-	t.Run("every method may be called from many goroutines at once", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		root := registry.NewScope(reg, registry.WithPrefix("app_"))
-		shared := promauto.With(reg).NewGaugeVec(prometheus.GaugeOpts{Name: "shared", Help: "Shared."}, []string{"worker"})
-		var wg sync.WaitGroup
-		for w := range 6 {
-			wg.Go(func() {
-				label := fmt.Sprint(w)
-				nested := root.Child(registry.WithLabels(prometheus.Labels{"worker": label}))
-				nested.DeleteOnClose(prometheus.Labels{"worker": label}, shared)
-				for i := range 30 {
-					g := promtest.Gauge(fmt.Sprintf("g_%d", i%5), float64(i))
-					if err := nested.Register(g); err != nil && !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
-						t.Errorf("Register: %v", err)
-					}
-					shared.WithLabelValues(label).Set(float64(i))
-					if _, err := root.Gather(); err != nil {
-						t.Errorf("Gather: %v", err)
-					}
-					if _, err := reg.Gather(); err != nil {
-						t.Errorf("the registry's Gather: %v", err)
-					}
-					_, _ = root.Len(), root.String()
-					if i%3 == 0 {
-						nested.Unregister(g)
-					}
-				}
-				if w%2 == 0 {
-					if err := nested.Close(); err != nil {
-						t.Errorf("Close: %v", err)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if err := root.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		registrytest.VerifyNone(t, reg, "shared")
-		promtest.Expose(t, reg)
-	})
-}
-
 // The failing-constructor story: a cluster watcher registers two GaugeFuncs
 // that read its cache, then connects to the cluster. While the cluster is
-// unreachable the constructor fails and is retried. Without a scope, every
-// retry after the first fails with "duplicate metrics collector registration
-// attempted" and the first watcher's gauges stay behind, holding it.
+// unreachable the constructor fails and is retried.
 
 // storyCache is the watcher's cache of cluster objects.
 type storyCache struct {
-	mu      sync.Mutex
-	objects map[string]int // guarded by mu
+	objects map[string]int
 }
 
-func (c *storyCache) count() float64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return float64(len(c.objects))
-}
+func (c *storyCache) count() float64 { return float64(len(c.objects)) }
 
 func (c *storyCache) bytes() float64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	n := 0
 	for _, size := range c.objects {
 		n += size
@@ -856,26 +1324,4 @@ func newStoryWatcher(reg prometheus.Registerer, connect func() error) (_ *storyC
 		return nil, nil, fmt.Errorf("connect: %w", err)
 	}
 	return cache, scope, nil
-}
-
-func TestFailingConstructorStory(t *testing.T) {
-	t.Run("a constructor that fails 100 times leaves nothing behind, then comes up and reads its cache live", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		for try := 1; try <= 100; try++ {
-			if _, _, err := newStoryWatcher(reg, func() error { return errStoryUnreachable }); !errors.Is(err, errStoryUnreachable) {
-				t.Fatalf("try %d: %v, want the connection error", try, err)
-			}
-			registrytest.VerifyNone(t, reg)
-		}
-		cache, scope, err := newStoryWatcher(reg, func() error { return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		cache.objects["pod/a"], cache.objects["pod/b"] = 100, 20
-		promtest.Expose(t, reg, `watcher_cache_bytes{cluster="east"} 120`, `watcher_cache_objects{cluster="east"} 2`)
-		if err := scope.Close(); err != nil {
-			t.Error(err)
-		}
-		registrytest.VerifyNone(t, reg)
-	})
 }

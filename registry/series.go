@@ -19,11 +19,12 @@ type Deleter interface {
 
 // deletion is one DeleteOnClose call, run by Close.
 type deletion struct {
+	item
 	labels prometheus.Labels
 	vecs   []Deleter
 }
 
-func (d deletion) run() {
+func (d *deletion) run() {
 	for _, v := range d.vecs {
 		v.DeletePartialMatch(d.labels)
 	}
@@ -35,14 +36,15 @@ func (d deletion) run() {
 // others, such as one labelled per link or per tenant, which it does not own
 // and which must stay registered. The labels are matched as given: the
 // scope's own prefix and labels do not apply to vectors it did not register.
-// On a closed scope, DeleteOnClose deletes at once. The labels and vecs are
-// copied.
+// Close deletes them in its turn, newest first among everything the scope
+// owns. On a scope whose Close has begun, DeleteOnClose deletes at once. The
+// labels and vecs are copied.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
 // the vectors, if no vector is given, or if a vector is nil: all three are
 // programmer errors. It panics on a zero Scope.
 func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
-	s.mustBeMade("DeleteOnClose")
+	s.node("DeleteOnClose")
 	if len(labels) == 0 {
 		panic("registry: DeleteOnClose with no labels would delete every series of the vectors")
 	}
@@ -54,13 +56,15 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
 		}
 	}
-	d := deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs)}
-	s.st.mu.Lock()
-	if !s.st.closed {
-		s.st.deletes = append(s.st.deletes, d)
-		s.st.mu.Unlock()
+	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs)}
+	n := s.n
+	n.mu.Lock()
+	if !n.closing.Load() {
+		d.del = d
+		n.items.push(&d.item)
+		n.mu.Unlock()
 		return
 	}
-	s.st.mu.Unlock()
+	n.mu.Unlock()
 	d.run()
 }

@@ -30,32 +30,39 @@ func TestDeleteOnClose(t *testing.T) {
 		give func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels))
 		want []string
 	}{
-		{name: "on Close, only the matching series, whatever the scope's own labels", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+		{name: "on Close", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
 			s := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
 			d(s, prometheus.Labels{"tenant": "acme"})
 			s.Close()
 		}, want: globex},
-		{name: "at once on a closed scope", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+		{name: "closed scope", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
 			s := registry.NewScope(reg)
 			s.Close()
 			d(s, prometheus.Labels{"tenant": "acme"})
 		}, want: globex},
-		{name: "when the scope around a nested scope closes", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+		{name: "scope around", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
 			s := registry.NewScope(reg)
 			d(s.Child(), prometheus.Labels{"tenant": "acme"})
 			s.Close()
 		}, want: globex},
-		{name: "matching all labels together", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+		{name: "scope on a wrapper", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+			s := registry.NewScope(reg)
+			d(registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, s)), prometheus.Labels{"tenant": "acme"})
+			s.Close()
+		}, want: globex},
+		{name: "all labels", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
 			s := registry.NewScope(reg)
 			d(s, prometheus.Labels{"tenant": "acme", "path": "/a"})
 			s.Close()
 		}, want: append([]string{`queue_depth{tenant="acme"} 5`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)},
-		{name: "not before Close", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+		{name: "not before", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
 			d(registry.NewScope(reg), prometheus.Labels{"tenant": "acme"})
 		}, want: append([]string{`queue_depth{tenant="acme"} 5`, `requests_total{path="/a",tenant="acme"} 1`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)},
 	}
+	// DeleteOnClose deletes the matching series of shared vectors, and no
+	// other, on Close and not before, in every shape.
 	for _, tt := range tests {
-		t.Run("deletes "+tt.name, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			requests, queue := shared(reg)
 			tt.give(reg, func(s *registry.Scope, l prometheus.Labels) { s.DeleteOnClose(l, requests, queue) })
@@ -76,8 +83,10 @@ func TestDeleteOnClose(t *testing.T) {
 		{name: "a nil vector", labels: prometheus.Labels{"tenant": "a"}, vecs: []registry.Deleter{vec, nil}, want: "registry: DeleteOnClose: vector 1 is nil"},
 		{name: "a typed-nil vector", labels: prometheus.Labels{"tenant": "a"}, vecs: []registry.Deleter{(*prometheus.GaugeVec)(nil)}, want: "registry: DeleteOnClose: vector 0 is nil"},
 	}
+	// DeleteOnClose panics with a clear message on misuse, on an open or
+	// closed scope, and deletes nothing.
 	for _, tt := range misuse {
-		t.Run("panics with a clear message on "+tt.name+", open or closed, and deletes nothing", func(t *testing.T) {
+		t.Run("misuse: "+tt.name, func(t *testing.T) {
 			vec.WithLabelValues("a").Set(1)
 			for _, closed := range []bool{false, true} {
 				scope := registry.NewScope(nil)

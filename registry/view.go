@@ -12,36 +12,41 @@ import (
 )
 
 // A view is how a scope's registrations look to the parent: the prefix and
-// constant labels of the scope and of every scope it is nested in. A scope
-// with neither has a nil view, and its collectors reach the parent as they
-// are, with nothing in between on the scrape path.
+// constant labels of the scope, of every scope it is nested in, and of the
+// client_golang wrappers it was made through. A scope with neither has a
+// nil view, and its collectors reach the parent as they are, with nothing in
+// between on the scrape path.
 //
 // Descriptors are renamed and labelled once, at Register, by client_golang's
 // own wrappers, so that names, labels, units and errors come out exactly as
 // [prometheus.WrapRegistererWith] would make them on every supported
-// client_golang version. Scrapes then reuse those descriptors and one sorted
-// list of label pairs shared by every metric of the scope, instead of
-// building both again for every metric as client_golang's wrapper does.
+// client_golang version. Scrapes then reuse those descriptors, and add the
+// view's labels from one sorted list, instead of building both again for
+// every metric as client_golang's wrapper does.
 type view struct {
 	prefix string
 	labels prometheus.Labels
-	pairs  []*dto.LabelPair      // labels, sorted by name
+	sorted []labelPair           // labels, sorted by name
 	wrap   prometheus.Registerer // client_golang's wrappers over a capture
-	err    error                 // a label the scope and a scope above it both set
+	err    error                 // a label set twice on the way from the root
 }
 
-// newView composes o with the view of the scope above, up (nil for none).
+type labelPair struct{ name, value string }
+
+// newView composes o with up, the view of what is above (nil for none).
 func newView(up *view, o options) *view {
-	if o.prefix == "" && len(o.labels) == 0 {
+	if o.prefix == "" && len(o.labels) == 0 && o.err == nil {
 		return up
 	}
-	v := &view{prefix: o.prefix, labels: maps.Clone(o.labels)}
+	v := &view{prefix: o.prefix, labels: maps.Clone(o.labels), err: o.err}
 	if up != nil {
 		v.prefix = up.prefix + o.prefix
-		v.err = up.err
+		if v.err == nil {
+			v.err = up.err
+		}
 		for _, name := range slices.Sorted(maps.Keys(o.labels)) {
 			if _, dup := up.labels[name]; dup && v.err == nil {
-				v.err = fmt.Errorf("registry: label %q is set both by this scope and by a scope it is nested in", name)
+				v.err = fmt.Errorf("registry: label %q is set both by this scope and by a scope or wrapper it is nested in", name)
 			}
 		}
 		v.labels = maps.Clone(up.labels)
@@ -50,10 +55,9 @@ func newView(up *view, o options) *view {
 		}
 		maps.Copy(v.labels, o.labels)
 	}
-	for name, value := range v.labels {
-		v.pairs = append(v.pairs, &dto.LabelPair{Name: &name, Value: &value})
+	for _, name := range slices.Sorted(maps.Keys(v.labels)) {
+		v.sorted = append(v.sorted, labelPair{name, v.labels[name]})
 	}
-	slices.SortFunc(v.pairs, compareLabels)
 	v.wrap = prometheus.Registerer(capture{})
 	if len(v.labels) > 0 {
 		v.wrap = prometheus.WrapRegistererWith(v.labels, v.wrap)
@@ -64,19 +68,22 @@ func newView(up *view, o options) *view {
 	return v
 }
 
-// wrapDescs returns ds as the parent must see them, in the same order.
-func (v *view) wrapDescs(ds []*prometheus.Desc) []*prometheus.Desc {
+// wrapDescs appends ds, as the parent must see them, to dst, in the same
+// order.
+func (v *view) wrapDescs(dst, ds []*prometheus.Desc) []*prometheus.Desc {
+	if len(ds) == 0 {
+		return dst
+	}
 	c := v.wrap.Register(descList(ds)).(captured).c //nolint:errorlint // capture returns it unwrapped, and the wrappers pass it on as it is.
 	// A wrapper sends one descriptor for each that it is given, so the
 	// buffer holds them all and Describe returns without a reader.
 	ch := make(chan *prometheus.Desc, len(ds))
 	c.Describe(ch)
 	close(ch)
-	out := make([]*prometheus.Desc, 0, len(ds))
 	for d := range ch {
-		out = append(out, d)
+		dst = append(dst, d)
 	}
-	return out
+	return dst
 }
 
 // collect collects user as the parent must see it: each metric with the
@@ -94,7 +101,7 @@ func (v *view) collect(user prometheus.Collector, orig, descs []*prometheus.Desc
 	var missed []prometheus.Metric
 	for m := range in {
 		if i := slices.Index(orig, m.Desc()); i >= 0 {
-			ch <- &scopedMetric{Metric: m, desc: descs[i], pairs: v.pairs}
+			ch <- &scopedMetric{Metric: m, desc: descs[i], view: v}
 			continue
 		}
 		missed = append(missed, m)
@@ -106,73 +113,96 @@ func (v *view) collect(user prometheus.Collector, orig, descs []*prometheus.Desc
 	for i, m := range missed {
 		ds[i] = m.Desc()
 	}
-	for i, d := range v.wrapDescs(ds) {
-		ch <- &scopedMetric{Metric: missed[i], desc: d, pairs: v.pairs}
+	for i, d := range v.wrapDescs(nil, ds) {
+		ch <- &scopedMetric{Metric: missed[i], desc: d, view: v}
 	}
 }
 
 // A scopedMetric is a user's metric as the parent sees it through a view.
 type scopedMetric struct {
 	prometheus.Metric
-	desc  *prometheus.Desc
-	pairs []*dto.LabelPair
+	desc *prometheus.Desc
+	view *view
 }
 
 func (m *scopedMetric) Desc() *prometheus.Desc { return m.desc }
 
+// Write writes the user's metric, then adds the view's labels. The label
+// list it leaves in out, and the pairs it adds, are new on every call, made
+// for this writer alone: whoever reads out may append to the list, sort it
+// or change a pair (client_golang's wrappers do the first two) without
+// touching another metric or scrape.
 func (m *scopedMetric) Write(out *dto.Metric) error {
 	if err := m.Metric.Write(out); err != nil {
 		return err
 	}
-	if len(m.pairs) > 0 {
-		out.Label = mergeLabels(out.Label, m.pairs)
+	if len(m.view.sorted) > 0 {
+		out.Label = m.view.addLabels(out.Label)
 	}
 	return nil
 }
 
-// mergeLabels returns own and scope's pairs sorted by name: scope itself if
-// own is empty (a registry copies label pairs before it changes them),
-// otherwise a new slice. scope is sorted; own usually is, and is merged
-// without sorting then.
-func mergeLabels(own, scope []*dto.LabelPair) []*dto.LabelPair {
-	if len(own) == 0 {
-		return scope
+// A labelCell holds one label pair that addLabels makes, with the strings it
+// points to.
+type labelCell struct {
+	pair        dto.LabelPair
+	name, value string
+}
+
+// addLabels returns a new list holding own's pairs and new pairs of v's
+// labels, sorted by name. own usually is sorted, and is merged without
+// sorting then.
+func (v *view) addLabels(own []*dto.LabelPair) []*dto.LabelPair {
+	cells := make([]labelCell, len(v.sorted))
+	out := make([]*dto.LabelPair, 0, len(own)+len(v.sorted))
+	cell := func(i int) *dto.LabelPair {
+		c := &cells[i]
+		c.name, c.value = v.sorted[i].name, v.sorted[i].value
+		c.pair.Name, c.pair.Value = &c.name, &c.value
+		return &c.pair
 	}
-	out := make([]*dto.LabelPair, 0, len(own)+len(scope))
 	if !slices.IsSortedFunc(own, compareLabels) {
-		out = append(append(out, own...), scope...)
+		out = append(out, own...)
+		for i := range cells {
+			out = append(out, cell(i))
+		}
 		slices.SortFunc(out, compareLabels)
 		return out
 	}
 	i, j := 0, 0
-	for i < len(own) && j < len(scope) {
-		if compareLabels(own[i], scope[j]) <= 0 {
+	for i < len(own) && j < len(cells) {
+		if own[i].GetName() <= v.sorted[j].name {
 			out = append(out, own[i])
 			i++
 		} else {
-			out = append(out, scope[j])
+			out = append(out, cell(j))
 			j++
 		}
 	}
-	return append(append(out, own[i:]...), scope[j:]...)
+	out = append(out, own[i:]...)
+	for ; j < len(cells); j++ {
+		out = append(out, cell(j))
+	}
+	return out
 }
 
 func compareLabels(a, b *dto.LabelPair) int { return cmp.Compare(a.GetName(), b.GetName()) }
 
-// label is what Scope.String returns for a scope named name with view v.
-func label(name string, v *view) string {
+// scopeString is what Scope.String returns for a scope named name with view
+// v.
+func scopeString(name string, v *view) string {
 	if v == nil {
 		return name
 	}
 	var b strings.Builder
 	b.WriteString(name)
-	if len(v.pairs) > 0 {
+	if len(v.sorted) > 0 {
 		b.WriteByte('{')
-		for i, p := range v.pairs {
+		for i, p := range v.sorted {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(&b, "%s=%q", p.GetName(), p.GetValue())
+			fmt.Fprintf(&b, "%s=%q", escape(p.name), p.value)
 		}
 		b.WriteByte('}')
 	}

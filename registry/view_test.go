@@ -2,11 +2,14 @@ package registry_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
@@ -43,34 +46,37 @@ func (fresh) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(prometheus.NewDesc("fresh", "h", nil, nil), prometheus.GaugeValue, 4)
 }
 
-func TestLabelledScopeExposesAsClientGolangWrappers(t *testing.T) {
+func TestView(t *testing.T) {
+	// A prefixed, labelled scope exposes every kind of collector exactly
+	// as client_golang's WrapRegistererWithPrefix over WrapRegistererWith
+	// does: its own labels in or out of order, descriptors made anew in
+	// Collect, unchecked collectors, metrics that fail to write.
 	labels := prometheus.Labels{"cluster": "east", "b": "x"}
-	tests := []struct {
+	for _, tt := range []struct {
 		name string
 		give func() prometheus.Collector
 	}{
-		{name: "a gauge", give: func() prometheus.Collector { return promtest.Gauge("g", 1) }},
-		{name: "a counter vector with children", give: func() prometheus.Collector {
+		{name: "gauge", give: func() prometheus.Collector { return promtest.Gauge("g", 1) }},
+		{name: "counter vector", give: func() prometheus.Collector {
 			v := promtest.CounterVec("requests_total", "code", "a")
 			v.WithLabelValues("200", "x").Add(3)
 			v.WithLabelValues("500", "y").Inc()
 			return v
 		}},
-		{name: "a GaugeFunc", give: func() prometheus.Collector {
+		{name: "GaugeFunc", give: func() prometheus.Collector {
 			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "f", Help: "h"}, func() float64 { return 2 })
 		}},
-		{name: "a histogram", give: func() prometheus.Collector {
+		{name: "histogram", give: func() prometheus.Collector {
 			h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "h_seconds", Help: "h"})
 			h.Observe(1)
 			return h
 		}},
-		{name: "a metric writing its labels out of order", give: func() prometheus.Collector { return newUnsorted(nil) }},
-		{name: "a metric that fails to write", give: func() prometheus.Collector { return newUnsorted(errors.New("broken")) }},
-		{name: "a collector making its descriptors anew in Collect", give: func() prometheus.Collector { return fresh{} }},
-		{name: "an unchecked collector", give: func() prometheus.Collector { return &promtest.Unchecked{Name: "u", Value: 5} }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name+" is exposed through a prefixed, labelled scope as through WrapRegistererWith and WithPrefix", func(t *testing.T) {
+		{name: "labels out of order", give: func() prometheus.Collector { return newUnsorted(nil) }},
+		{name: "failing write", give: func() prometheus.Collector { return newUnsorted(errors.New("broken")) }},
+		{name: "descriptors made in Collect", give: func() prometheus.Collector { return fresh{} }},
+		{name: "unchecked", give: func() prometheus.Collector { return &promtest.Unchecked{Name: "u", Value: 5} }},
+	} {
+		t.Run("as client_golang: "+tt.name, func(t *testing.T) {
 			raw := prometheus.NewPedanticRegistry()
 			if err := prometheus.WrapRegistererWithPrefix("app_", prometheus.WrapRegistererWith(labels, raw)).Register(tt.give()); err != nil {
 				t.Fatal(err)
@@ -92,4 +98,76 @@ func TestLabelledScopeExposesAsClientGolangWrappers(t *testing.T) {
 			promtest.Expose(t, reg)
 		})
 	}
+
+	// A metric written through a scope with 1 to 8 labels, under 0 to 3
+	// client_golang wrappers above the outermost scope and below the
+	// scope, never shares its label list or pairs with another metric or
+	// scrape: a reader that appends to the lists, sorts them and changes
+	// the pairs it got changes nothing for the next scrape.
+	for n := 1; n <= 8; n++ {
+		for wrappers := 0; wrappers <= 3; wrappers++ {
+			t.Run(fmt.Sprintf("labels are the writer's: %d, %d wrappers", n, wrappers), func(t *testing.T) {
+				reg, scope, want := labelledScope(n, wrappers)
+				defer scope.Close()
+				for round := range 3 {
+					mfs, err := reg.Gather()
+					if got := promtest.Lines(mfs); err != nil || !slices.Equal(got, want) {
+						t.Fatalf("round %d: exposed %q (%v), want %q", round, got, err, want)
+					}
+					for _, mf := range mfs {
+						for _, m := range mf.GetMetric() {
+							for _, lp := range m.Label {
+								if strings.HasPrefix(lp.GetName(), "l") {
+									lp.Value = proto.String("vandal")
+								}
+							}
+							m.Label = append(m.Label, &dto.LabelPair{Name: proto.String("zz"), Value: proto.String("x")})
+							slices.Reverse(m.Label)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// labelledScope makes a registry with a scope of n labels on it, made
+// through wrappers client_golang wrappers of the registry, and registers
+// through as many wrappers of the scope a gauge, a vector and an unchecked
+// collector. It returns what the registry must expose, as Lines writes it.
+func labelledScope(n, wrappers int) (*prometheus.Registry, *registry.Scope, []string) {
+	reg := prometheus.NewPedanticRegistry()
+	var parent prometheus.Registerer = reg
+	labels := prometheus.Labels{}
+	for i := range n {
+		labels[fmt.Sprint("l", i)] = fmt.Sprint("v", i)
+	}
+	var pairs []string
+	for i := range wrappers {
+		parent = prometheus.WrapRegistererWith(prometheus.Labels{fmt.Sprint("up", i): "u"}, parent)
+		pairs = append(pairs, fmt.Sprintf("up%d=%q", i, "u"))
+	}
+	scope := registry.NewScope(parent, registry.WithLabels(labels))
+	var through prometheus.Registerer = scope
+	for i := range wrappers {
+		through = prometheus.WrapRegistererWith(prometheus.Labels{fmt.Sprint("down", i): "d"}, through)
+		pairs = append(pairs, fmt.Sprintf("down%d=%q", i, "d"))
+	}
+	for k, v := range labels {
+		pairs = append(pairs, fmt.Sprintf("%s=%q", k, v))
+	}
+	vec := promtest.CounterVec("requests_total", "code")
+	vec.WithLabelValues("200").Inc()
+	through.MustRegister(promtest.Gauge("jobs", 1), vec, &promtest.Unchecked{Name: "u", Value: 2})
+	series := func(name, own string, v int) string {
+		all := slices.Clone(pairs)
+		if own != "" {
+			all = append(all, own)
+		}
+		slices.Sort(all)
+		return fmt.Sprintf("%s{%s} %d", name, strings.Join(all, ","), v)
+	}
+	want := []string{series("jobs", "", 1), series("requests_total", `code="200"`, 1), series("u", "", 2)}
+	slices.Sort(want)
+	return reg, scope, want
 }

@@ -257,7 +257,7 @@ func TestRunServesUntilItsContextIsDone(t *testing.T) {
 		}
 	})
 	t.Run("/debug/scopes names the scopes and where they were made", func(t *testing.T) {
-		got := regexp.MustCompile(`made at \w+\.go:\d+`).ReplaceAllString(get(t, base+"/debug/scopes"), "made at FILE:LINE")
+		got := regexp.MustCompile(`made at [\w./-]+\.go:\d+`).ReplaceAllString(get(t, base+"/debug/scopes"), "made at FILE:LINE")
 		want := `mirror (made at FILE:LINE): 1 collector: connect_attempts_total
   mirror/east (made at FILE:LINE): 0 collectors
     mirror/east/watcher (made at FILE:LINE): 0 collectors

@@ -13,7 +13,7 @@ import (
 )
 
 // ErrInjected is what a Parent's Register returns for a call its script
-// fails.
+// fails, and what a call that its script makes panic panics with.
 var ErrInjected = errors.New("injected register failure")
 
 // A Fault is what a Parent does with one call.
@@ -30,6 +30,7 @@ const (
 	LieRemoved               // Unregister: remove the collector, return false
 	Block                    // wait until Release, then pass the call on
 	BlockAfter               // pass the call on, then wait until Release to return
+	Panicking                // panic with ErrInjected, touching nothing
 )
 
 // A Call is one call that a Parent receives.
@@ -120,6 +121,14 @@ func (p *Parent) next() prometheus.Registerer {
 	return p.Reg
 }
 
+// Record adds entry to the log, for a test that logs its own events among
+// the parent's calls.
+func (p *Parent) Record(entry string) {
+	p.mu.Lock()
+	p.log = append(p.log, entry)
+	p.mu.Unlock()
+}
+
 // Holds reports whether reg holds the identity of a kit gauge named name:
 // whether an equal gauge fails to register.
 func Holds(reg *prometheus.Registry, name string) bool {
@@ -135,6 +144,9 @@ func Holds(reg *prometheus.Registry, name string) bool {
 func (p *Parent) Register(c prometheus.Collector) error {
 	call, f := p.fault("register", c)
 	switch f {
+	case Panicking:
+		p.note(call, "panicked")
+		panic(ErrInjected)
 	case Fail:
 		p.note(call, "failed")
 		return ErrInjected
@@ -166,6 +178,9 @@ func (p *Parent) MustRegister(cs ...prometheus.Collector) {
 func (p *Parent) Unregister(c prometheus.Collector) bool {
 	call, f := p.fault("unregister", c)
 	switch f {
+	case Panicking:
+		p.note(call, "panicked")
+		panic(ErrInjected)
 	case Refuse:
 		p.note(call, "refused")
 		return false

@@ -249,3 +249,24 @@ func (r *Recorder) Check(t testing.TB, want ...string) {
 		}
 	}
 }
+
+// Wrapped returns c as client_golang's WrapRegistererWith(labels,
+// WrapRegistererWithPrefix(prefix, r)) hands it to r: wrapped in the
+// wrappers' own collector type, which no older client_golang lets one make
+// directly.
+func Wrapped(labels prometheus.Labels, prefix string, c prometheus.Collector) prometheus.Collector {
+	var got grab
+	_ = prometheus.WrapRegistererWith(labels, prometheus.WrapRegistererWithPrefix(prefix, &got)).Register(c)
+	return got.c
+}
+
+// grab is a Registerer that keeps the last collector it is given.
+type grab struct{ c prometheus.Collector }
+
+func (g *grab) Register(c prometheus.Collector) error { g.c = c; return nil }
+func (g *grab) MustRegister(cs ...prometheus.Collector) {
+	for _, c := range cs {
+		g.c = c
+	}
+}
+func (*grab) Unregister(prometheus.Collector) bool { return false }

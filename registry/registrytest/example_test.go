@@ -59,5 +59,5 @@ func ExampleVerifyRecycle() {
 	// Output:
 	// the careful constructor passed
 	// registrytest: round 1 of 20: after build failed with "cluster unreachable": 1 metric families still exposed: watcher_up (1 series); owned by:
-	// watcher (made at example_test.go:55): 1 collector: watcher_up
+	// watcher (made at github.com/promscope/promscope/registry/registrytest/example_test.go:55): 1 collector: watcher_up
 }

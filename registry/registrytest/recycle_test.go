@@ -93,7 +93,7 @@ func TestVerifyRecycle(t *testing.T) {
 				return nil, errUnreachable
 			},
 			want: []string{`round 2 of 3: after build failed with "cluster unreachable": 1 metric families still exposed: watcher_up (1 series); owned by:`,
-				"\nwatcher (made at recycle_test.go:"},
+				"\nwatcher (made at github.com/promscope/promscope/registry/registrytest/recycle_test.go:"},
 		},
 		{
 			name: "a component whose Close leaves a metric behind",

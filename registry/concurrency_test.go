@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
@@ -61,13 +63,15 @@ func (w *stWorker) reopen() {
 		}
 	}
 	w.top = w.base.Child(registry.WithLabels(prometheus.Labels{"pair": w.pair}))
-	switch w.rng.IntN(3) {
+	switch w.rng.IntN(4) {
 	case 0:
 		w.cur = w.top
 	case 1:
 		w.cur = w.top.Child()
 	case 2:
 		w.cur = registry.NewScope(w.top)
+	case 3:
+		w.cur = registry.NewScope(prometheus.WrapRegistererWithPrefix("", w.top))
 	}
 	w.owned = map[string]prometheus.Gauge{}
 }
@@ -150,7 +154,9 @@ func (w *stWorker) checkOwn(mayLose func() bool) {
 	got := promtest.Values(mfs)
 	for key, v := range got {
 		name, _, _ := strings.Cut(key, "{")
-		if _, ok := w.owned[strings.TrimPrefix(name, w.prefix)]; !ok || v != float64(w.id+1) {
+		// Once the mid scope is closing, Unregister says false and
+		// leaves the collector to the mid scope's Close.
+		if _, ok := w.owned[strings.TrimPrefix(name, w.prefix)]; !ok && !mayLose() || v != float64(w.id+1) {
 			w.errorf("its scope exposes %s = %v, which it does not own", key, v)
 		}
 	}
@@ -159,8 +165,12 @@ func (w *stWorker) checkOwn(mayLose func() bool) {
 	}
 }
 
-func TestStress(t *testing.T) {
-	t.Run("16 goroutines registering, unregistering, gathering and closing leave exactly what the survivors own", func(t *testing.T) {
+func TestConcurrency(t *testing.T) {
+	// 16 goroutines registering, unregistering, gathering and closing
+	// nested scopes, while a scope around half of them is closed under
+	// their feet, leave the registry holding exactly what the survivors
+	// own, and nothing once the outermost scope is closed.
+	t.Run("stress", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		other := prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Another owner's gauge."})
 		other.Set(42)
@@ -237,5 +247,147 @@ func TestStress(t *testing.T) {
 		if got, err := promtest.Series(reg); err != nil || !slices.Equal(got, []string{"other{} 42"}) {
 			t.Errorf("the registry exposes %q (%v), want other{} 42", got, err)
 		}
+	})
+
+	// Every method may be called from many goroutines at once.
+	t.Run("every method", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		root := registry.NewScope(reg, registry.WithPrefix("app_"))
+		shared := promauto.With(reg).NewGaugeVec(prometheus.GaugeOpts{Name: "shared", Help: "Shared."}, []string{"worker"})
+		var wg sync.WaitGroup
+		for w := range 6 {
+			wg.Go(func() {
+				label := fmt.Sprint(w)
+				nested := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"worker": label}, root))
+				nested.DeleteOnClose(prometheus.Labels{"worker": label}, shared)
+				for i := range 30 {
+					g := promtest.Gauge(fmt.Sprintf("g_%d", i%5), float64(i))
+					if err := nested.Register(g); err != nil && !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
+						t.Errorf("Register: %v", err)
+					}
+					shared.WithLabelValues(label).Set(float64(i))
+					if _, err := root.Gather(); err != nil {
+						t.Errorf("Gather: %v", err)
+					}
+					if _, err := reg.Gather(); err != nil {
+						t.Errorf("the registry's Gather: %v", err)
+					}
+					_, _ = root.Len(), root.String()
+					_ = body(serve(registry.Handler(root), "GET", "/"))
+					if i%3 == 0 {
+						nested.Unregister(g)
+					}
+				}
+				if w%2 == 0 {
+					if err := nested.Close(); err != nil {
+						t.Errorf("Close: %v", err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := root.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		registrytest.VerifyNone(t, reg, "shared")
+		promtest.Expose(t, reg)
+	})
+
+	// A Close racing Registers never leaves anything registered: each
+	// Register either completes first, and is taken back, or returns
+	// ErrClosed.
+	t.Run("Close racing Register", func(t *testing.T) {
+		const workers = 8
+		for round := range 10 {
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg)
+			var registered atomic.Int64
+			busy, stop := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := 0; ; i++ {
+						if err := scope.Register(promtest.Gauge(fmt.Sprintf("race_%d_%d", w, i), 1)); err != nil {
+							if !errors.Is(err, registry.ErrClosed) {
+								t.Errorf("Register = %v, want ErrClosed", err)
+							}
+							return
+						}
+						if registered.Add(1) >= 4*workers {
+							once.Do(func() { close(busy) })
+						}
+						select {
+						case <-stop:
+							return
+						default:
+						}
+					}
+				})
+			}
+			<-busy
+			if err := scope.Close(); err != nil {
+				t.Errorf("round %d: Close: %v", round, err)
+			}
+			close(stop)
+			wg.Wait()
+			registrytest.VerifyNone(t, reg)
+		}
+	})
+
+	// Concurrent scrapes of scopes with 1 to 8 labels, under 3 wrappers
+	// above and below, are race-free and each sees the right series.
+	t.Run("scrapes", func(t *testing.T) {
+		for n := 1; n <= 8; n++ {
+			reg, scope, want := labelledScope(n, 3)
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					for range 20 {
+						mfs, err := reg.Gather()
+						if got := promtest.Lines(mfs); err != nil || !slices.Equal(got, want) {
+							t.Errorf("%d labels: exposed %q (%v), want %q", n, got, err, want)
+							return
+						}
+						if _, err := scope.Gather(); err != nil {
+							t.Errorf("%d labels: the scope's Gather = %v", n, err)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			scope.Close()
+		}
+	})
+
+	// Scopes made with a leak report, registered through, closed and
+	// dropped by many goroutines while the garbage collector runs, are
+	// never reported.
+	t.Run("closed never reported", func(t *testing.T) {
+		ch := make(leaks, 1)
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(reg, registry.WithLeakReport(ch.report))
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for i := range 200 {
+					child := program.Child()
+					child.MustRegister(promtest.Gauge(fmt.Sprintf("g_%d_%d", w, i), 1))
+					root := registry.NewScope(reg, registry.WithLeakReport(ch.report))
+					root.MustRegister(promtest.Gauge(fmt.Sprintf("r_%d_%d", w, i), 1))
+					if err := errors.Join(child.Close(), root.Close()); err != nil {
+						t.Error(err)
+					}
+					if i%50 == 0 {
+						runtime.GC()
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if got := ch.wait(1, 20); len(got) != 0 {
+			t.Errorf("reported %+v", got)
+		}
+		program.Close()
 	})
 }

@@ -1,0 +1,306 @@
+package registry
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/multierr"
+)
+
+// A node is a scope: everything a Scope is, except the handle its user
+// holds. A scope nested in another is held by the outer scope's node, not by
+// its user's handle, so that a handle dropped without Close can be reported
+// while the outer scope still knows how to close what it left.
+type node struct {
+	item               // the node's place in its outer scope's list
+	root    *root      // shared by every scope of the tree
+	up      *node      // the scope this one is nested in; nil for a root
+	view    *view      // prefix and labels, composed with those above; nil for none
+	name    string     // WithName's, composed with those above
+	str     string     // what Scope.String returns
+	created string     // where the scope was made, when leaks are reported
+	report  func(Leak) // WithLeakReport's, or that of the scope above
+
+	// Register and Unregister hold gate shared while they work with the
+	// parent; Close takes it exclusively to set closing, and so waits for
+	// them.
+	gate    sync.RWMutex
+	closeMu sync.Mutex  // held by Close for the whole of its run
+	closing atomic.Bool // set when Close begins, under gate and mu; never cleared
+	closed  atomic.Bool // set when a Close has undone everything
+
+	mu    sync.Mutex
+	items list                 // guarded by mu; what Close undoes, oldest first
+	nrec  int                  // guarded by mu; records in items
+	index map[string][]*record // guarded by mu; records by identityKey, oldest first; built on the first lookup
+}
+
+// stopped reports whether n or a scope it is nested in has begun to close.
+// Nothing new may be registered through n then.
+func (n *node) stopped() bool {
+	for p := n; p != nil; p = p.up {
+		if p.closing.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// adopt adds the new scope c to n's list, or marks it closing if n has begun
+// to close: a scope made in a closing scope is closed.
+func (n *node) adopt(c *node) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closing.Load() {
+		c.closing.Store(true)
+		return
+	}
+	c.child = c
+	n.items.push(&c.item)
+}
+
+// close takes back everything n owns, newest first: each registration, each
+// nested scope, each DeleteOnClose. An entry leaves the list only once it is
+// undone, so that when undoing one panics, the panic goes on with the rest
+// still listed, and the next Close carries on from there.
+func (n *node) close() error {
+	n.closeMu.Lock()
+	defer n.closeMu.Unlock()
+	n.gate.Lock()
+	n.mu.Lock()
+	n.closing.Store(true)
+	n.mu.Unlock()
+	n.gate.Unlock()
+
+	var err error
+	var done pass
+	for {
+		n.mu.Lock()
+		it := n.items.tail
+		n.mu.Unlock()
+		if it == nil {
+			break
+		}
+		switch {
+		case it.rec != nil:
+			_, e := n.root.release(it.rec, done)
+			err = multierr.Append(err, e)
+			done = append(done, it.rec)
+		case it.child != nil:
+			err = multierr.Append(err, it.child.close())
+		default:
+			it.del.run()
+		}
+		n.mu.Lock()
+		n.unlink(it)
+		n.mu.Unlock()
+	}
+	n.closed.Store(true)
+	if n.up != nil {
+		n.up.mu.Lock()
+		n.up.unlink(&n.item)
+		n.up.mu.Unlock()
+	} else {
+		n.root.closed()
+	}
+	return err
+}
+
+// track adds r to n's list. Callers hold n.mu.
+func (n *node) track(r *record) {
+	r.rec = r
+	n.items.push(&r.item)
+	n.nrec++
+	if n.index != nil {
+		n.indexAdd(r)
+	}
+}
+
+// unlink removes it from n's list, and a record from the index, if they
+// still hold it. Callers hold n.mu.
+func (n *node) unlink(it *item) {
+	if !n.items.remove(it) || it.rec == nil {
+		return
+	}
+	n.nrec--
+	if r := it.rec; n.index != nil && !r.unchecked() {
+		key := identityKey(r.descs)
+		rs := slices.DeleteFunc(n.index[key], func(x *record) bool { return x == r })
+		if len(rs) == 0 {
+			delete(n.index, key)
+		} else {
+			n.index[key] = rs
+		}
+	}
+}
+
+// indexAdd adds r to the index. Callers hold n.mu.
+func (n *node) indexAdd(r *record) {
+	if !r.unchecked() {
+		key := identityKey(r.descs)
+		n.index[key] = append(n.index[key], r)
+	}
+}
+
+// lookup finds the newest registration of c, which describes ds: the same
+// collector first, then an equal one. Callers hold n.mu.
+func (n *node) lookup(c prometheus.Collector, ds []*prometheus.Desc) *record {
+	if len(ds) > 0 {
+		rs := n.indexed(identityKey(ds))
+		for _, r := range slices.Backward(rs) {
+			if sameCollector(r.c, c) {
+				return r
+			}
+		}
+		for _, r := range slices.Backward(rs) {
+			if sameIdentity(r.descs, ds) {
+				return r
+			}
+		}
+	}
+	// An unchecked collector, or one whose Describe has changed since it
+	// was registered.
+	for it := n.items.tail; it != nil; it = it.prev {
+		if it.rec != nil && sameCollector(it.rec.c, c) {
+			return it.rec
+		}
+	}
+	return nil
+}
+
+// indexed returns the records whose identity has key, oldest first. The
+// index is built by the first call, not by Register, which spares every
+// registration the work: most scopes are closed, never asked. Callers hold
+// n.mu.
+func (n *node) indexed(key string) []*record {
+	if n.index == nil {
+		n.index = map[string][]*record{}
+		for it := n.items.head; it != nil; it = it.next {
+			if it.rec != nil {
+				n.indexAdd(it.rec)
+			}
+		}
+	}
+	return n.index[key]
+}
+
+// stale returns the other records of r's collector with r's identity,
+// newest first. The parent can hold only one registration of an identity,
+// so at most one of them and r is live: the others are records of what
+// somebody else unregistered behind the scope's back, after which the
+// collector was registered again. Callers hold n.mu.
+func (n *node) stale(r *record) []*record {
+	if r.unchecked() {
+		return nil
+	}
+	var out []*record
+	for _, t := range slices.Backward(n.indexed(identityKey(r.descs))) {
+		if t != r && sameCollector(t.c, r.c) && sameIdentity(t.descs, r.descs) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// nested returns the scopes nested in n, oldest first. Callers hold n.mu.
+func (n *node) nested() []*node {
+	var out []*node
+	for it := n.items.head; it != nil; it = it.next {
+		if it.child != nil {
+			out = append(out, it.child)
+		}
+	}
+	return out
+}
+
+// appendRecords appends the records of n and of the scopes nested in it to
+// out, each scope's oldest first.
+func (n *node) appendRecords(out []*record) []*record {
+	n.mu.Lock()
+	var nested []*node
+	for it := n.items.head; it != nil; it = it.next {
+		switch {
+		case it.rec != nil:
+			out = append(out, it.rec)
+		case it.child != nil:
+			nested = append(nested, it.child)
+		}
+	}
+	n.mu.Unlock()
+	for _, c := range nested {
+		out = c.appendRecords(out)
+	}
+	return out
+}
+
+// records returns how many registrations n and the scopes nested in it
+// hold.
+func (n *node) records() int {
+	n.mu.Lock()
+	count, nested := n.nrec, n.nested()
+	n.mu.Unlock()
+	for _, c := range nested {
+		count += c.records()
+	}
+	return count
+}
+
+// A pass is the records that one Close or Unregister has taken back so far.
+type pass []*record
+
+// freed reports whether p took back a registration of r's collector with r's
+// identity: then the identity is free because of the scope itself, not
+// because somebody else unregistered it.
+func (p pass) freed(r *record) bool {
+	for _, d := range p {
+		if d.n == r.n && sameCollector(d.c, r.c) && sameIdentity(d.descs, r.descs) {
+			return true
+		}
+	}
+	return false
+}
+
+// An item is one entry of a scope's list of what to undo on Close: a
+// registration, a nested scope, or a DeleteOnClose. Exactly one of rec,
+// child and del is set.
+type item struct {
+	prev, next *item
+	linked     bool
+	rec        *record
+	child      *node
+	del        *deletion
+}
+
+// A list is a doubly linked list of items, oldest first.
+type list struct{ head, tail *item }
+
+func (l *list) push(it *item) {
+	it.prev, it.next, it.linked = l.tail, nil, true
+	if l.tail != nil {
+		l.tail.next = it
+	} else {
+		l.head = it
+	}
+	l.tail = it
+}
+
+// remove removes it, and reports whether l held it.
+func (l *list) remove(it *item) bool {
+	if !it.linked {
+		return false
+	}
+	if it.prev != nil {
+		it.prev.next = it.next
+	} else {
+		l.head = it.next
+	}
+	if it.next != nil {
+		it.next.prev = it.prev
+	} else {
+		l.tail = it.prev
+	}
+	it.prev, it.next, it.linked = nil, nil, false
+	return true
+}

@@ -1,0 +1,212 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// A root is what the outermost scope of a tree shares with every scope nested
+// in it: the Registerer they all register into, and the hub that exposes
+// their unchecked collectors. Each scope of the tree registers straight into
+// reg; nesting only composes views and decides who closes whom.
+type root struct {
+	reg   prometheus.Registerer // never nil
+	hub   hub
+	index *Index // WithIndex's; nil for none
+	top   *node  // the outermost scope
+}
+
+// add registers r with the parent: a checked collector directly, an
+// unchecked one through the hub.
+//
+// When the parent names as the holder something that a scope is taking
+// back (a question Close is asking, or a viewed collector already silenced),
+// add asks once more: either that scope was taking its registration back as
+// the parent answered, and the identity is free by now, or the parent
+// refused to let go, and it will answer the same.
+func (rt *root) add(r *record) error {
+	if r.unchecked() {
+		return rt.hub.add(rt.reg, r)
+	}
+	held := r.held()
+	for range 2 {
+		err := rt.reg.Register(held)
+		are, ok := asAlreadyRegistered(err)
+		if !ok {
+			return err
+		}
+		if existing, live := userOf(are.ExistingCollector); live {
+			return prometheus.AlreadyRegisteredError{ExistingCollector: existing, NewCollector: r.c}
+		}
+	}
+	return fmt.Errorf("registry: register %s: the parent holds an equal collector that a scope is taking back, or took back and could not remove",
+		strings.Join(r.names(), ", "))
+}
+
+// userOf returns the collector that existing, the holder of an identity in
+// the parent, stands for to somebody registering through a scope: the user's
+// collector behind a viewed collector and behind client_golang's wrappers, as
+// deep as they go. live is false if existing is on its way out: a question,
+// or a viewed collector that its scope has taken back.
+func userOf(existing prometheus.Collector) (_ prometheus.Collector, live bool) {
+	for {
+		switch e := existing.(type) {
+		case *question:
+			return existing, false
+		case *viewed:
+			r := e.owner()
+			if r == nil {
+				return existing, false
+			}
+			existing = r.c
+		default:
+			if !isWrapper(existing) {
+				return existing, true
+			}
+			u := unwrap(existing)
+			if u == existing {
+				return existing, true
+			}
+			existing = u
+		}
+	}
+}
+
+// release takes r back from the parent and silences it. p is what the same
+// Close or Unregister has taken back before. For a checked collector, release
+// first asks the parent who holds r's identity, by registering r's question,
+// and unregisters only if the parent names r's collector: client_golang
+// unregisters by identity, and would otherwise remove an equal collector that
+// somebody else registered in place of the scope's. removed reports whether
+// the parent held r's registration and let it go.
+func (rt *root) release(r *record, p pass) (removed bool, err error) {
+	defer r.silence()
+	if r.unchecked() {
+		rt.hub.remove(r)
+		return true, nil
+	}
+	defer func() {
+		if err != nil {
+			err = &UnregisterError{Scope: r.n.str, Metrics: r.names(), Err: err}
+		}
+	}()
+	q := (*question)(r)
+	answer := rt.reg.Register(q)
+	are, isARE := asAlreadyRegistered(answer)
+	switch {
+	case answer == nil:
+		// Nobody held the identity. The question registered it, so
+		// take it back out. A parent that keeps nothing refuses, and
+		// then there is nothing to report; nor is there when the scope
+		// itself freed the identity, through another record of the
+		// same collector.
+		if !rt.reg.Unregister(q) || p.freed(r) {
+			return false, nil
+		}
+		return false, notRegistered{why: "somebody else unregistered it"}
+	case isARE:
+		if !r.standsFor(are.ExistingCollector) {
+			return false, notRegistered{why: "an equal collector of somebody else's is registered in its place and was left alone"}
+		}
+		if rt.reg.Unregister(q) {
+			return true, nil
+		}
+		return false, notRegistered{why: "the parent refused to unregister it"}
+	default:
+		return false, notRegistered{why: "the parent failed the ownership check", parent: answer}
+	}
+}
+
+// closed is called when the outermost scope has closed: the hub lets go of
+// its handle, and the index forgets the tree.
+func (rt *root) closed() {
+	rt.hub.close(rt.reg)
+	if rt.index != nil {
+		rt.index.remove(rt.top)
+	}
+}
+
+// A hub collects all of a tree's unchecked collectors through one unchecked
+// collector, its handle, which the tree registers with its parent the first
+// time one of its scopes registers an unchecked collector. A
+// prometheus.Registry cannot unregister an unchecked collector, so each one
+// registered there directly would stay for the registry's lifetime; through
+// the hub, a tree leaves at most its handle behind, eight bytes that refer to
+// nothing once the tree's root is closed, whatever its scopes registered and
+// however often they were recycled.
+type hub struct {
+	regMu  sync.Mutex // held while registering the handle with the parent
+	handle *handle    // guarded by regMu; nil until needed
+
+	mu      sync.Mutex
+	records map[*record]struct{} // guarded by mu; the tree's unchecked registrations
+}
+
+// handle is what the parent holds of a hub.
+type handle struct{ hub atomic.Pointer[hub] }
+
+func (*handle) Describe(chan<- *prometheus.Desc) {}
+
+func (x *handle) Collect(ch chan<- prometheus.Metric) {
+	h := x.hub.Load()
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	held := make([]prometheus.Collector, 0, len(h.records))
+	for r := range h.records {
+		held = append(held, r.held())
+	}
+	h.mu.Unlock()
+	for _, c := range held {
+		c.Collect(ch)
+	}
+}
+
+// add registers the hub's handle with reg if it is not yet, then adds r.
+func (h *hub) add(reg prometheus.Registerer, r *record) error {
+	h.regMu.Lock()
+	if h.handle == nil {
+		x := &handle{}
+		x.hub.Store(h)
+		if err := reg.Register(x); err != nil {
+			h.regMu.Unlock()
+			return err
+		}
+		h.handle = x
+	}
+	h.regMu.Unlock()
+	h.mu.Lock()
+	if h.records == nil {
+		h.records = map[*record]struct{}{}
+	}
+	h.records[r] = struct{}{}
+	h.mu.Unlock()
+	return nil
+}
+
+func (h *hub) remove(r *record) {
+	h.mu.Lock()
+	delete(h.records, r)
+	h.mu.Unlock()
+}
+
+// close unregisters the handle from reg and cuts it loose: a
+// prometheus.Registry refuses, and keeps the handle, which collects nothing
+// from then on.
+func (h *hub) close(reg prometheus.Registerer) {
+	h.regMu.Lock()
+	if x := h.handle; x != nil {
+		reg.Unregister(x)
+		x.hub.Store(nil)
+		h.handle = nil
+	}
+	h.regMu.Unlock()
+	h.mu.Lock()
+	h.records = nil
+	h.mu.Unlock()
+}

@@ -42,7 +42,9 @@
 // # Errors
 //
 // Errors are combined with go.uber.org/multierr, so errors.Is and errors.As
-// find each of them. [Slot.Replace] returns [ErrClosed] once the slot is
+// find each of them. [Slot.Replace] wraps its build function's error in a
+// [BuildError], which tells "nothing installed" from "installed, but closing
+// the previous instance failed", and returns [ErrClosed] once the slot is
 // closed. Misuse, such as CloseOnError with a nil error pointer, panics with a
 // message starting "lifecycle:".
 package lifecycle

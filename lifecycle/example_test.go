@@ -160,6 +160,54 @@ func ExampleSlot_Replace() {
 	// (nothing exposed)
 }
 
+func ExampleBuildError() {
+	reg := prometheus.NewPedanticRegistry()
+	slot := lifecycle.NewSlot[*closing](reg)
+	defer slot.Close()
+	build := func(name string, dial error) func(*registry.Scope) (*closing, error) {
+		return func(*registry.Scope) (*closing, error) {
+			if dial != nil {
+				return nil, dial
+			}
+			return &closing{name: name, err: errors.New(name + " did not stop cleanly")}, nil
+		}
+	}
+
+	// report says what a Replace left installed.
+	report := func(err error) {
+		var failed *lifecycle.BuildError
+		switch {
+		case errors.As(err, &failed):
+			fmt.Println("nothing installed:", failed.Err)
+		case err != nil:
+			fmt.Println("installed, but:", err)
+		default:
+			fmt.Println("installed")
+		}
+	}
+	_, err := slot.Replace(build("first", nil))
+	report(err)
+	_, err = slot.Replace(build("second", nil))
+	report(err)
+	_, err = slot.Replace(build("third", errors.New("connection refused")))
+	report(err)
+	_, ok := slot.Current()
+	fmt.Println("slot holds an instance:", ok)
+	// Output:
+	// installed
+	// installed, but: first did not stop cleanly
+	// nothing installed: connection refused
+	// slot holds an instance: false
+}
+
+// closing is a component whose Close fails with err.
+type closing struct {
+	name string
+	err  error
+}
+
+func (c *closing) Close() error { return c.err }
+
 func ExampleSlot_Current() {
 	reg := prometheus.NewPedanticRegistry()
 	slot := lifecycle.NewSlot[*watcher](reg)

@@ -11,6 +11,19 @@ import (
 	"github.com/promscope/promscope/registry"
 )
 
+// A BuildError is what [Slot.Replace] returns, combined with any error of
+// closing the previous instance, when its build function fails: nothing is
+// installed, and the slot is empty. Its text is build's error's, and
+// errors.Is and errors.As see through it to build's error.
+type BuildError struct {
+	Err error // what build returned
+}
+
+func (e *BuildError) Error() string { return e.Err.Error() }
+
+// Unwrap returns build's error.
+func (e *BuildError) Unwrap() error { return e.Err }
+
 // A Slot holds at most one live instance of a recycled component, together
 // with the [registry.Scope] it was built with. [Slot.Replace] closes the
 // current instance before it builds the next, so the new one registers the
@@ -37,14 +50,16 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 // Replace closes the current instance, then its scope, and then calls build
 // with a fresh scope on the slot's parent. If build succeeds, its value is
 // kept and returned. If build fails (or panics), the slot closes the fresh
-// scope itself, holds nothing, and returns build's error; a value returned
-// together with an error is not kept, nor closed: the constructor owns it.
+// scope itself, holds nothing, and returns build's error inside a
+// [*BuildError]; a value returned together with an error is not kept, nor
+// closed: the constructor owns it.
 //
-// The error Replace returns combines build's error with any error of closing
-// the previous instance. So a non-nil error does not by itself mean that the
-// build failed: when only the close failed, the new value is returned and
-// kept, and [Slot.Current] reports it. Once the slot is closed, Replace
-// returns [ErrClosed] and calls nothing.
+// The error Replace returns combines any error of closing the previous
+// instance with the BuildError. So errors.As(err, &buildErr) tells whether
+// anything is installed: if it finds a BuildError, the slot is empty;
+// otherwise a non-nil error means that the new value is installed, and only
+// closing the previous one failed. Once the slot is closed, Replace returns
+// [ErrClosed] and calls nothing.
 //
 // Concurrent Replace calls run one after another. So build must not call
 // Replace or Close on the same slot: the call would wait for the Replace that
@@ -73,7 +88,7 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 	}()
 	v, berr := build(scope)
 	if berr != nil {
-		return zero, multierr.Append(err, berr)
+		return zero, multierr.Append(err, &BuildError{Err: berr})
 	}
 	ok = true
 	s.mu.Lock()

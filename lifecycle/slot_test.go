@@ -211,6 +211,11 @@ func TestSlotReplace(t *testing.T) {
 			if first.Closes() != 1 {
 				t.Errorf("the first instance was closed %d times, want 1", first.Closes())
 			}
+			// A BuildError in the error says, and only it, that
+			// nothing is installed.
+			if got := errors.As(err, new(*lifecycle.BuildError)); got == tt.wantKept {
+				t.Errorf("Replace = %v: BuildError %v, want %v", err, got, !tt.wantKept)
+			}
 			if cur, ok := slot.Current(); ok != tt.wantKept || cur != v || !tt.wantKept && v != nil {
 				t.Errorf("Current() = %v, %v; Replace returned %v; want kept: %v", cur, ok, v, tt.wantKept)
 			}

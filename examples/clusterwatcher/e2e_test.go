@@ -75,8 +75,16 @@ func TestPrometheusScrapesEveryStep(t *testing.T) {
 			promtoolCheck(t, promtoolPath, get(t, metrics))
 		})
 		if !ok {
-			break
+			return
 		}
+	}
+
+	// The ownership page, served next to /metrics, names the program's
+	// scope, where it was made, and what it owns.
+	page := get(t, "http://"+ln.Addr().String()+"/debug/scopes")
+	first, _, _ := strings.Cut(page, "\n")
+	if !regexp.MustCompile(`^mirror \(made at github\.com/promscope/promscope/examples/clusterwatcher/main\.go:\d+\): 1 collector: connect_attempts_total$`).MatchString(first) {
+		t.Errorf("/debug/scopes begins %q", first)
 	}
 }
 

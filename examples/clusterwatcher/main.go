@@ -194,9 +194,8 @@ type link struct {
 
 // newController registers the vector that every link shares in the
 // program's scope on reg. The scope is named, so that errors and the
-// ownership page say whose each metric is, and logs a leak report if it is
-// dropped without Close. (A scope nested in one still open is held by it,
-// and never reported: the ownership page lists it instead.)
+// ownership page say whose each metric is, and it and every scope nested in
+// it log a leak report if their user drops them without Close.
 func newController(reg prometheus.Registerer) (_ *controller, err error) {
 	scope := registry.NewScope(reg, registry.WithName("mirror"),
 		registry.WithLeakReport(func(l registry.Leak) { log.Printf("metrics leak: %v", l) }))

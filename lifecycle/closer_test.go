@@ -35,13 +35,13 @@ func TestCloseOnError(t *testing.T) {
 		want    []error   // the errors it returns then, in order
 	}{
 		{
-			name:    "closes c and appends its error when the function fails",
+			name:    "function fails",
 			give:    &promtest.Component{Err: errClose},
 			giveErr: errConnect,
 			want:    []error{errConnect, errClose},
 		},
-		{name: "closes c and returns the very error when Close succeeds", give: &promtest.Component{}, giveErr: errConnect, want: []error{errConnect}},
-		{name: "leaves c alone when the function succeeds", give: &promtest.Component{Err: errClose}},
+		{name: "Close succeeds", give: &promtest.Component{}, giveErr: errConnect, want: []error{errConnect}},
+		{name: "function succeeds", give: &promtest.Component{Err: errClose}},
 		{name: "does nothing for a nil closer", giveErr: errConnect, want: []error{errConnect}},
 		{name: "does nothing for a typed-nil closer", give: (*promtest.Component)(nil), giveErr: errConnect, want: []error{errConnect}},
 		{name: "does nothing for a typed-nil scope", give: (*registry.Scope)(nil), giveErr: errConnect, want: []error{errConnect}},
@@ -72,7 +72,9 @@ func TestCloseOnError(t *testing.T) {
 		})
 	}
 
-	t.Run("panics with a lifecycle message when errp is nil, and closes nothing", func(t *testing.T) {
+	// CloseOnError panics with a lifecycle message when errp is nil, and
+	// closes nothing.
+	t.Run("nil error pointer", func(t *testing.T) {
 		c := &promtest.Component{}
 		msg, _ := promtest.Panic(func() { lifecycle.CloseOnError(nil, c) }).(string)
 		if !strings.HasPrefix(msg, "lifecycle: ") {
@@ -85,7 +87,9 @@ func TestCloseOnError(t *testing.T) {
 }
 
 func TestStack(t *testing.T) {
-	t.Run("runs every cleanup newest first, combines their errors, and runs nothing on a second Close", func(t *testing.T) {
+	// Close runs every cleanup newest first, combines their errors, and
+	// runs nothing on a second Close.
+	t.Run("newest first", func(t *testing.T) {
 		errA, errC := errors.New("a failed"), errors.New("c failed")
 		var ran []string
 		note := func(name string, err error) func() error {
@@ -108,7 +112,9 @@ func TestStack(t *testing.T) {
 		}
 	})
 
-	t.Run("keeps unwinding past a cleanup that panics, and passes the panic on", func(t *testing.T) {
+	// Close keeps unwinding past a cleanup that panics, and passes the
+	// panic on.
+	t.Run("panicking cleanup", func(t *testing.T) {
 		var ran []string
 		var s lifecycle.Stack
 		s.PushFunc(func() error { ran = append(ran, "first"); return nil })
@@ -133,7 +139,9 @@ func TestStack(t *testing.T) {
 		{name: "PushFunc", push: func(s *lifecycle.Stack, c *promtest.Component) { s.PushFunc(c.Close) }},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name+" after Close runs the cleanup at once and the next Close reports its error", func(t *testing.T) {
+		// A push after Close runs the cleanup at once, and the next Close
+		// reports its error.
+		t.Run(tt.name+" after Close", func(t *testing.T) {
 			var s lifecycle.Stack
 			if err := s.Close(); err != nil {
 				t.Fatalf("Close of an empty stack = %v, want nil", err)
@@ -152,7 +160,8 @@ func TestStack(t *testing.T) {
 		})
 	}
 
-	t.Run("ignores nil cleanups, before Close and after", func(t *testing.T) {
+	// Nil cleanups are ignored, before Close and after.
+	t.Run("nil cleanups", func(t *testing.T) {
 		var s lifecycle.Stack
 		for range 2 {
 			s.Push(nil)
@@ -165,7 +174,8 @@ func TestStack(t *testing.T) {
 		}
 	})
 
-	t.Run("loses no cleanup and no error under concurrent Push and Close", func(t *testing.T) {
+	// Concurrent Push and Close lose no cleanup and no error.
+	t.Run("concurrent", func(t *testing.T) {
 		const pushers, perPusher = 4, 50
 		var s lifecycle.Stack
 		cs := make([]*promtest.Component, pushers*perPusher)

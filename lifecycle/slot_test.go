@@ -94,71 +94,71 @@ func TestSlotReplace(t *testing.T) {
 		wantKept       bool
 		want           []string // exposed besides the other owner's gauge
 	}{
-		{name: "a build that succeeds", wantKept: true, want: series(2)},
+		{name: "build succeeds", wantKept: true, want: series(2)},
 		{
-			name:     "a build on a slot with a prefix and labels",
+			name:     "prefix and labels",
 			opts:     []registry.Option{registry.WithPrefix("east_"), registry.WithLabels(prometheus.Labels{"cluster": "east"})},
 			wantKept: true,
 			want:     []string{`east_gen{cluster="east"} 2`, `east_jobs_total{cluster="east",kind="sync"} 1`},
 		},
 		{
-			name:     "a build that returns a nil value and no error",
+			name:     "nil value, no error",
 			give:     func(*registry.Scope, *promtest.Component) (*promtest.Component, error) { return nil, nil },
 			wantKept: true,
 		},
 		{
-			name: "a build that closes its own scope and succeeds",
+			name: "build closes its scope",
 			give: func(scope *registry.Scope, c *promtest.Component) (*promtest.Component, error) {
 				return c, errors.Join(register(scope, 2), scope.Close())
 			},
 			wantKept: true,
 		},
 		{
-			name: "a build that registers and fails without cleaning up",
+			name: "build fails, no cleanup",
 			give: func(scope *registry.Scope, _ *promtest.Component) (*promtest.Component, error) {
 				return nil, errors.Join(register(scope, 2), errConnect)
 			},
 			wantErrs: []error{errConnect},
 		},
 		{
-			name:     "a build that returns a value together with an error",
+			name:     "value with an error",
 			give:     func(_ *registry.Scope, c *promtest.Component) (*promtest.Component, error) { return c, errConnect },
 			wantErrs: []error{errConnect},
 		},
 		{
-			name: "a build that registers an invalid metric name",
+			name: "invalid metric name",
 			give: func(scope *registry.Scope, c *promtest.Component) (*promtest.Component, error) {
 				return c, scope.Register(promtest.Gauge("bad\xffname", 0))
 			},
 			wantText: prometheus.NewRegistry().Register(promtest.Gauge("bad\xffname", 0)).Error(),
 		},
 		{
-			name: "a build that registers the other owner's gauge",
+			name: "other owner's gauge",
 			give: func(scope *registry.Scope, c *promtest.Component) (*promtest.Component, error) {
 				return c, scope.Register(promtest.Gauge("other", 0))
 			},
 			wantText: "duplicate metrics collector registration attempted",
 		},
 		{
-			name:     "a failing build, over an instance whose Close fails",
+			name:     "build and old Close fail",
 			oldErr:   errClose,
 			give:     func(*registry.Scope, *promtest.Component) (*promtest.Component, error) { return nil, errConnect },
 			wantErrs: []error{errConnect, errClose},
 		},
 		{
-			name:     "a build over an instance whose Close fails",
+			name:     "old Close fails",
 			oldErr:   errClose,
 			wantErrs: []error{errClose},
 			wantKept: true,
 			want:     series(2),
 		},
 		{
-			name:     "a parent that fails to register the new jobs_total",
+			name:     "parent fails a register",
 			script:   promtest.On("register", "jobs_total", 2, promtest.Fail), // 0: first build, 1: its release's probe
 			wantErrs: []error{promtest.ErrInjected},
 		},
 		{
-			name:           "a parent that removes the old gen but says it did not",
+			name:           "parent lies it kept",
 			script:         promtest.On("unregister", "gen", 0, promtest.LieRemoved),
 			wantErrs:       []error{registry.ErrNotRegistered},
 			wantUnregister: "gen",
@@ -168,14 +168,14 @@ func TestSlotReplace(t *testing.T) {
 		{
 			// The parent keeps the old gen, silenced by the slot's label,
 			// so the new instance cannot register gen either.
-			name:           "a parent that refuses to unregister the old gen",
+			name:           "parent refuses",
 			script:         promtest.On("unregister", "gen", 0, promtest.Refuse),
 			opts:           []registry.Option{registry.WithLabels(prometheus.Labels{"c": "1"})},
 			wantErrs:       []error{registry.ErrNotRegistered},
 			wantUnregister: "gen",
 		},
 		{
-			name:           "a parent that fails the ownership probe for the old gen",
+			name:           "parent fails the question",
 			script:         promtest.On("register", "gen", 1, promtest.Fail),
 			opts:           []registry.Option{registry.WithLabels(prometheus.Labels{"c": "1"})},
 			wantErrs:       []error{registry.ErrNotRegistered, promtest.ErrInjected},
@@ -183,7 +183,9 @@ func TestSlotReplace(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run("Replace with "+tt.name+" keeps only a successful build, and Close leaves only the other owner's metrics", func(t *testing.T) {
+		// Replace keeps only a successful build, and Close leaves only the
+		// other owner's metrics.
+		t.Run(tt.name, func(t *testing.T) {
 			p, slot, first := newSlot(t, tt.script, tt.opts...)
 			first.Err = tt.oldErr
 			c := &promtest.Component{Name: "second"}
@@ -239,7 +241,9 @@ func TestSlotReplace(t *testing.T) {
 		})
 	}
 
-	t.Run("closes the current value, then its scope, before it builds the next", func(t *testing.T) {
+	// Replace closes the current value, then its scope, before it builds
+	// the next.
+	t.Run("order", func(t *testing.T) {
 		var events []string
 		p := promtest.NewParent(func(c promtest.Call) promtest.Fault {
 			if c.Op == "unregister" {
@@ -264,7 +268,9 @@ func TestSlotReplace(t *testing.T) {
 		}
 	})
 
-	t.Run("panics on a nil build before it touches the current instance", func(t *testing.T) {
+	// Replace panics on a nil build before it touches the current
+	// instance.
+	t.Run("nil build", func(t *testing.T) {
 		p, slot, first := newSlot(t, nil)
 		if msg, _ := promtest.Panic(func() { _, _ = slot.Replace(nil) }).(string); !strings.HasPrefix(msg, "lifecycle: ") {
 			t.Errorf("Replace(nil) panicked with %q, want a message starting %q", msg, "lifecycle: ")
@@ -278,7 +284,9 @@ func TestSlotReplace(t *testing.T) {
 		}
 	})
 
-	t.Run("leaves the slot empty and usable, and nothing of the build registered, when build panics", func(t *testing.T) {
+	// When build panics, the slot is left empty and usable, and nothing of
+	// the build registered.
+	t.Run("build panics", func(t *testing.T) {
 		p, slot, first := newSlot(t, nil)
 		v := promtest.Panic(func() {
 			_, _ = slot.Replace(func(scope *registry.Scope) (*promtest.Component, error) {
@@ -302,7 +310,9 @@ func TestSlotReplace(t *testing.T) {
 		}
 	})
 
-	t.Run("closes the old scope, calls no build and stays usable when the old value's Close panics", func(t *testing.T) {
+	// When the old value's Close panics, Replace closes the old scope,
+	// calls no build and stays usable.
+	t.Run("old Close panics", func(t *testing.T) {
 		// A controller that recovers panics in its reconcile loop goes on
 		// using the slot.
 		p := promtest.NewParent(nil)
@@ -331,11 +341,12 @@ func TestSlotCurrent(t *testing.T) {
 		name string
 		give func(promtest.Call) promtest.Fault
 	}{
-		{name: "while the parent blocks the close of the old instance", give: promtest.On("unregister", "gen", 0, promtest.Block)},
-		{name: "while the parent blocks the build of the new one", give: promtest.On("register", "gen", 2, promtest.Block)},
+		{name: "old close blocked", give: promtest.On("unregister", "gen", 0, promtest.Block)},
+		{name: "build blocked", give: promtest.On("register", "gen", 2, promtest.Block)},
 	}
 	for _, tt := range tests {
-		t.Run("reports the slot empty without waiting "+tt.name, func(t *testing.T) {
+		// Current reports the slot empty without waiting for a Replace.
+		t.Run(tt.name, func(t *testing.T) {
 			p, slot, first := newSlot(t, tt.give)
 			done := make(chan error, 1)
 			go func() {
@@ -360,7 +371,9 @@ func TestSlotCurrent(t *testing.T) {
 }
 
 func TestSlotClose(t *testing.T) {
-	t.Run("returns the value's close error, and nil the second time, as on an empty slot", func(t *testing.T) {
+	// Close returns the value's close error, and nil the second time, as
+	// on an empty slot.
+	t.Run("twice", func(t *testing.T) {
 		p, slot, first := newSlot(t, nil)
 		first.Err = errClose
 		if err := slot.Close(); !errors.Is(err, errClose) {
@@ -379,7 +392,7 @@ func TestSlotClose(t *testing.T) {
 	// Close reports a parent that refuses to unregister; a slot without
 	// labels registered the user's collector itself, which the parent
 	// keeps exposing.
-	t.Run("reports a parent that refuses to unregister", func(t *testing.T) {
+	t.Run("parent refuses", func(t *testing.T) {
 		p, slot, _ := newSlot(t, promtest.On("unregister", "jobs_total", -1, promtest.Refuse))
 		err := slot.Close()
 		var ue *registry.UnregisterError
@@ -393,7 +406,9 @@ func TestSlotClose(t *testing.T) {
 		}
 	})
 
-	t.Run("closes the scope and leaves the slot closed when the value's Close panics", func(t *testing.T) {
+	// When the value's Close panics, Close closes the scope and leaves the
+	// slot closed.
+	t.Run("value's Close panics", func(t *testing.T) {
 		p := promtest.NewParent(nil)
 		slot := newPanickySlot(t, p)
 		if v := promtest.Panic(func() { _ = slot.Close() }); v != "close exploded" {
@@ -409,7 +424,8 @@ func TestSlotClose(t *testing.T) {
 		}
 	})
 
-	t.Run("waits for a Replace in progress, and closes what it built", func(t *testing.T) {
+	// Close waits for a Replace in progress, and closes what it built.
+	t.Run("Replace in progress", func(t *testing.T) {
 		p, slot, _ := newSlot(t, promtest.On("register", "gen", 2, promtest.Block))
 		c := &promtest.Component{}
 		replaced := make(chan error, 1)
@@ -435,7 +451,9 @@ func TestSlotClose(t *testing.T) {
 		promtest.Expose(t, p.Reg, other)
 	})
 
-	t.Run("does not wait for a Gather in flight, and the next Gather has nothing of the slot", func(t *testing.T) {
+	// Close does not wait for a Gather in flight, and the next Gather has
+	// nothing of the slot.
+	t.Run("Gather in flight", func(t *testing.T) {
 		p, slot, _ := newSlot(t, nil)
 		entered, proceed := make(chan struct{}), make(chan struct{})
 		var once sync.Once
@@ -474,7 +492,9 @@ func TestNewSlot(t *testing.T) {
 		{name: "a typed-nil *prometheus.Registry", give: (*prometheus.Registry)(nil)},
 	}
 	for _, tt := range tests {
-		t.Run("a slot on "+tt.name+" builds into scopes that register nowhere", func(t *testing.T) {
+		// A slot on a nil parent builds into scopes that register
+		// nowhere.
+		t.Run(tt.name, func(t *testing.T) {
 			slot := lifecycle.NewSlot[*promtest.Component](tt.give)
 			var scope *registry.Scope
 			c := &promtest.Component{}

@@ -22,7 +22,9 @@ var errStBuild = errors.New("the component failed to come up")
 func failing(c *promtest.Component) bool { return strings.HasSuffix(c.Name, " (failing)") }
 
 func TestSlotStress(t *testing.T) {
-	t.Run("concurrent Replace, Current, Gather and Close keep one generation at most and leave nothing", func(t *testing.T) {
+	// Concurrent Replace, Current, Gather and Close keep one generation at
+	// most and leave nothing.
+	t.Run("concurrent", func(t *testing.T) {
 		const (
 			replacers    = 8
 			replaces     = 80

@@ -143,7 +143,8 @@ func TestUncheckedRecycleSoak(t *testing.T) {
 		}},
 	}
 	for _, sh := range shapes {
-		t.Run(sh.name+" leave at most their handles behind", func(t *testing.T) {
+		// Recycled scopes leave at most their handles behind.
+		t.Run(sh.name, func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			parent := sh.parent(reg)
 			soakUnchecked(t, parent, soakWarmup)

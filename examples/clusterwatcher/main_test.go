@@ -136,10 +136,12 @@ func TestControllerKeepsTheRegistryRight(t *testing.T) {
 			break
 		}
 	}
-	t.Run("no watcher is left registered once every link is deleted", func(t *testing.T) {
+	// No watcher is left registered once every link is deleted.
+	t.Run("links deleted", func(t *testing.T) {
 		registrytest.VerifyNone(t, reg, "connect_attempts_total")
 	})
-	t.Run("closing the controller leaves the registry empty", func(t *testing.T) {
+	// Closing the controller leaves the registry empty.
+	t.Run("controller closed", func(t *testing.T) {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +242,8 @@ func TestRunServesUntilItsContextIsDone(t *testing.T) {
 		t.Fatalf("run did not say where it serves: %v", <-ran)
 	}
 
-	t.Run("/metrics shows what the story left", func(t *testing.T) {
+	// /metrics shows what the story left.
+	t.Run("/metrics", func(t *testing.T) {
 		var got []string
 		for line := range strings.Lines(get(t, base+"/metrics")) {
 			if !strings.HasPrefix(line, "#") {
@@ -256,7 +259,8 @@ func TestRunServesUntilItsContextIsDone(t *testing.T) {
 			t.Errorf("/metrics shows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	})
-	t.Run("/debug/scopes names the scopes and where they were made", func(t *testing.T) {
+	// /debug/scopes names the scopes and where they were made.
+	t.Run("/debug/scopes", func(t *testing.T) {
 		got := regexp.MustCompile(`made at [\w./-]+\.go:\d+`).ReplaceAllString(get(t, base+"/debug/scopes"), "made at FILE:LINE")
 		want := `mirror (made at FILE:LINE): 1 collector: connect_attempts_total
   mirror/east (made at FILE:LINE): 0 collectors

@@ -39,7 +39,9 @@ func careful(reg prometheus.Registerer, fail bool) (_ *component, err error) {
 }
 
 func TestVerifyRecycle(t *testing.T) {
-	t.Run("passes for a constructor that cleans up, whether it fails or not, and closes each value it built", func(t *testing.T) {
+	// VerifyRecycle passes for a constructor that cleans up, whether it
+	// fails or not, and closes each value it built.
+	t.Run("clean constructor", func(t *testing.T) {
 		var built []*component
 		var regs []prometheus.Registerer
 		var r promtest.Recorder
@@ -65,7 +67,9 @@ func TestVerifyRecycle(t *testing.T) {
 		}
 	})
 
-	t.Run("does not close a value returned together with an error, and runs all rounds of a clean failure", func(t *testing.T) {
+	// It does not close a value returned together with an error, and runs
+	// all rounds of a clean failure.
+	t.Run("value with an error", func(t *testing.T) {
 		c := &component{scope: registry.NewScope(nil)}
 		calls := 0
 		var r promtest.Recorder
@@ -86,7 +90,7 @@ func TestVerifyRecycle(t *testing.T) {
 		want      []string
 	}{
 		{
-			name: "a constructor that forgets to close its scope when it fails, which it lists with where it was made",
+			name: "forgets its scope",
 			misbehave: func(reg prometheus.Registerer) (*component, error) {
 				scope := registry.NewScope(reg, registry.WithName("watcher"))
 				scope.MustRegister(promtest.Gauge("watcher_up", 1))
@@ -96,7 +100,7 @@ func TestVerifyRecycle(t *testing.T) {
 				"\nwatcher (made at github.com/promscope/promscope/registry/registrytest/recycle_test.go:"},
 		},
 		{
-			name: "a component whose Close leaves a metric behind",
+			name: "Close leaves a metric",
 			misbehave: func(reg prometheus.Registerer) (*component, error) {
 				reg.MustRegister(promtest.Gauge("watcher_up", 1))
 				return &component{scope: registry.NewScope(nil)}, nil
@@ -104,7 +108,7 @@ func TestVerifyRecycle(t *testing.T) {
 			want: []string{"round 2 of 3: after a successful build and close", "watcher_up"},
 		},
 		{
-			name: "a constructor leaving an empty vector registered",
+			name: "empty vector left",
 			misbehave: func(reg prometheus.Registerer) (*component, error) {
 				promauto.With(reg).NewGaugeVec(prometheus.GaugeOpts{Name: "watcher_objects", Help: "h"}, []string{"kind"})
 				return nil, errUnreachable
@@ -112,7 +116,7 @@ func TestVerifyRecycle(t *testing.T) {
 			want: []string{"still registered with no series: watcher_objects"},
 		},
 		{
-			name: "a constructor that hits an AlreadyRegisteredError, the mark of an earlier round's leak",
+			name: "AlreadyRegisteredError",
 			misbehave: func(reg prometheus.Registerer) (_ *component, err error) {
 				scope := registry.NewScope(reg)
 				defer lifecycle.CloseOnError(&err, scope)
@@ -134,13 +138,14 @@ func TestVerifyRecycle(t *testing.T) {
 			want:      []string{"round 2 of 3: build panicked: nil map write"},
 		},
 		{
-			name:      "a nil value returned with no error, whose Close panics",
+			name:      "nil value whose Close panics",
 			misbehave: func(prometheus.Registerer) (*component, error) { return nil, nil },
 			want:      []string{"round 2 of 3: close panicked: runtime error"},
 		},
 	}
 	for _, tt := range failures {
-		t.Run("stops at the first bad round and names it, for "+tt.name, func(t *testing.T) {
+		// It stops at the first bad round and names it.
+		t.Run("fails: "+tt.name, func(t *testing.T) {
 			round := 0
 			var r promtest.Recorder
 			registrytest.VerifyRecycle(&r, 3, func(reg prometheus.Registerer) (*component, error) {
@@ -158,7 +163,8 @@ func TestVerifyRecycle(t *testing.T) {
 	}
 
 	for _, n := range []int{0, -2} {
-		t.Run("runs nothing for zero or fewer rounds", func(t *testing.T) {
+		// It runs nothing for zero or fewer rounds.
+		t.Run("no rounds", func(t *testing.T) {
 			var r promtest.Recorder
 			registrytest.VerifyRecycle(&r, n, func(prometheus.Registerer) (io.Closer, error) {
 				t.Error("build ran")
@@ -168,7 +174,8 @@ func TestVerifyRecycle(t *testing.T) {
 		})
 	}
 
-	t.Run("panics with the package prefix without a build function", func(t *testing.T) {
+	// It panics with the package prefix without a build function.
+	t.Run("nil build", func(t *testing.T) {
 		v := promtest.Panic(func() { registrytest.VerifyRecycle[io.Closer](&promtest.Recorder{}, 1, nil) })
 		if msg, ok := v.(string); !ok || !strings.HasPrefix(msg, "registrytest: ") {
 			t.Errorf("panicked with %#v", v)

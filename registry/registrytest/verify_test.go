@@ -36,7 +36,7 @@ func TestVerifyNone(t *testing.T) {
 			s.Close()
 			return reg
 		}},
-		{name: "a registry with families left, each with its series count", give: func() prometheus.Gatherer {
+		{name: "registry", give: func() prometheus.Gatherer {
 			reg := prometheus.NewPedanticRegistry()
 			reg.MustRegister(promtest.Gauge("jobs", 1))
 			v := promtest.CounterVec("requests_total", "path")
@@ -50,7 +50,7 @@ func TestVerifyNone(t *testing.T) {
 			vec(reg, "per_tenant")
 			return reg
 		}, want: []string{"1 metrics still registered with no series: per_tenant"}},
-		{name: "a gatherer that is not a collector, which shows families only", give: func() prometheus.Gatherer {
+		{name: "not a collector", give: func() prometheus.Gatherer {
 			reg := prometheus.NewPedanticRegistry()
 			vec(reg, "per_tenant")
 			return prometheus.GathererFunc(reg.Gather)
@@ -61,7 +61,7 @@ func TestVerifyNone(t *testing.T) {
 			s.Close()
 			return s
 		}},
-		{name: "a scope, which it names with the nested scope that owns what", give: func() prometheus.Gatherer {
+		{name: "scope", give: func() prometheus.Gatherer {
 			program := registry.NewScope(prometheus.NewPedanticRegistry(), registry.WithName("program"))
 			vec(registry.NewScope(program, registry.WithName("west")), "link_errors")
 			return program
@@ -84,7 +84,8 @@ func TestVerifyNone(t *testing.T) {
 		}, ignore: []string{"go_*"}},
 	}
 	for _, tt := range tests {
-		t.Run("on "+tt.name+" reports exactly what is there", func(t *testing.T) {
+		// VerifyNone reports exactly what is there.
+		t.Run(tt.name, func(t *testing.T) {
 			var r promtest.Recorder
 			registrytest.VerifyNone(&r, tt.give(), tt.ignore...)
 			r.Check(t, tt.want...)
@@ -99,7 +100,8 @@ func TestVerifyNone(t *testing.T) {
 		})
 	}
 
-	t.Run("panics with the package prefix on a nil gatherer", func(t *testing.T) {
+	// It panics with the package prefix on a nil gatherer.
+	t.Run("nil gatherer", func(t *testing.T) {
 		if msg, ok := promtest.Panic(func() { registrytest.VerifyNone(&promtest.Recorder{}, nil) }).(string); !ok || !strings.HasPrefix(msg, "registrytest: ") {
 			t.Errorf("VerifyNone(nil) panicked with %#v", msg)
 		}

@@ -25,7 +25,7 @@ type Index struct {
 
 func (x *Index) add(n *node) {
 	x.mu.Lock()
-	n.child = n
+	n.of = n
 	x.roots.push(&n.item)
 	x.mu.Unlock()
 }
@@ -55,7 +55,7 @@ func (x *Index) scopes() []*node {
 	defer x.mu.Unlock()
 	var out []*node
 	for it := x.roots.head; it != nil; it = it.next {
-		out = append(out, it.child)
+		out = append(out, it.nested())
 	}
 	return out
 }
@@ -137,11 +137,11 @@ func (n *node) page() page {
 	var rs []*record
 	var nested []*node
 	for it := n.items.head; it != nil; it = it.next {
-		switch {
-		case it.rec != nil:
-			rs = append(rs, it.rec)
-		case it.child != nil:
-			nested = append(nested, it.child)
+		switch x := it.of.(type) {
+		case *record:
+			rs = append(rs, x)
+		case *node:
+			nested = append(nested, x)
 		}
 	}
 	n.mu.Unlock()

@@ -57,7 +57,7 @@ func (n *node) adopt(c *node) {
 		c.closing.Store(true)
 		return
 	}
-	c.child = c
+	c.of = c
 	n.items.push(&c.item)
 }
 
@@ -83,15 +83,15 @@ func (n *node) close() error {
 		if it == nil {
 			break
 		}
-		switch {
-		case it.rec != nil:
-			_, e := n.root.release(it.rec, done)
+		switch x := it.of.(type) {
+		case *record:
+			_, e := n.root.release(x, done)
 			err = multierr.Append(err, e)
-			done = append(done, it.rec)
-		case it.child != nil:
-			err = multierr.Append(err, it.child.close())
-		default:
-			it.del.run()
+			done = append(done, x)
+		case *node:
+			err = multierr.Append(err, x.close())
+		case *deletion:
+			x.run()
 		}
 		n.mu.Lock()
 		n.unlink(it)
@@ -110,7 +110,7 @@ func (n *node) close() error {
 
 // track adds r to n's list. Callers hold n.mu.
 func (n *node) track(r *record) {
-	r.rec = r
+	r.of = r
 	n.items.push(&r.item)
 	n.nrec++
 	if n.index != nil {
@@ -121,11 +121,12 @@ func (n *node) track(r *record) {
 // unlink removes it from n's list, and a record from the index, if they
 // still hold it. Callers hold n.mu.
 func (n *node) unlink(it *item) {
-	if !n.items.remove(it) || it.rec == nil {
+	r := it.record()
+	if !n.items.remove(it) || r == nil {
 		return
 	}
 	n.nrec--
-	if r := it.rec; n.index != nil && !r.unchecked() {
+	if n.index != nil && !r.unchecked() {
 		key := identityKey(r.descs)
 		rs := slices.DeleteFunc(n.index[key], func(x *record) bool { return x == r })
 		if len(rs) == 0 {
@@ -163,8 +164,8 @@ func (n *node) lookup(c prometheus.Collector, ds []*prometheus.Desc) *record {
 	// An unchecked collector, or one whose Describe has changed since it
 	// was registered.
 	for it := n.items.tail; it != nil; it = it.prev {
-		if it.rec != nil && sameCollector(it.rec.c, c) {
-			return it.rec
+		if r := it.record(); r != nil && sameCollector(r.c, c) {
+			return r
 		}
 	}
 	return nil
@@ -178,8 +179,8 @@ func (n *node) indexed(key string) []*record {
 	if n.index == nil {
 		n.index = map[string][]*record{}
 		for it := n.items.head; it != nil; it = it.next {
-			if it.rec != nil {
-				n.indexAdd(it.rec)
+			if r := it.record(); r != nil {
+				n.indexAdd(r)
 			}
 		}
 	}
@@ -208,8 +209,8 @@ func (n *node) stale(r *record) []*record {
 func (n *node) nested() []*node {
 	var out []*node
 	for it := n.items.head; it != nil; it = it.next {
-		if it.child != nil {
-			out = append(out, it.child)
+		if c := it.nested(); c != nil {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -221,11 +222,11 @@ func (n *node) appendRecords(out []*record) []*record {
 	n.mu.Lock()
 	var nested []*node
 	for it := n.items.head; it != nil; it = it.next {
-		switch {
-		case it.rec != nil:
-			out = append(out, it.rec)
-		case it.child != nil:
-			nested = append(nested, it.child)
+		switch x := it.of.(type) {
+		case *record:
+			out = append(out, x)
+		case *node:
+			nested = append(nested, x)
 		}
 	}
 	n.mu.Unlock()
@@ -262,22 +263,31 @@ func (p pass) freed(r *record) bool {
 	return false
 }
 
-// An item is one entry of a scope's list of what to undo on Close: a
-// registration, a nested scope, or a DeleteOnClose. Exactly one of rec,
-// child and del is set.
+// An item is one entry of a scope's list of what to undo on Close: of is a
+// *record (a registration), a *node (a nested scope) or a *deletion (a
+// DeleteOnClose), the object the item is embedded in.
 type item struct {
 	prev, next *item
-	linked     bool
-	rec        *record
-	child      *node
-	del        *deletion
+	of         any
+}
+
+// record returns the registration it is, or nil.
+func (it *item) record() *record {
+	r, _ := it.of.(*record)
+	return r
+}
+
+// nested returns the nested scope it is, or nil.
+func (it *item) nested() *node {
+	n, _ := it.of.(*node)
+	return n
 }
 
 // A list is a doubly linked list of items, oldest first.
 type list struct{ head, tail *item }
 
 func (l *list) push(it *item) {
-	it.prev, it.next, it.linked = l.tail, nil, true
+	it.prev, it.next = l.tail, nil
 	if l.tail != nil {
 		l.tail.next = it
 	} else {
@@ -288,7 +298,7 @@ func (l *list) push(it *item) {
 
 // remove removes it, and reports whether l held it.
 func (l *list) remove(it *item) bool {
-	if !it.linked {
+	if it.prev == nil && it.next == nil && l.head != it {
 		return false
 	}
 	if it.prev != nil {
@@ -301,6 +311,6 @@ func (l *list) remove(it *item) bool {
 	} else {
 		l.tail = it.prev
 	}
-	it.prev, it.next, it.linked = nil, nil, false
+	it.prev, it.next = nil, nil
 	return true
 }

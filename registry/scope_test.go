@@ -527,23 +527,22 @@ func TestRegister(t *testing.T) {
 	})
 
 	// When the parent names, as the holder, a registration that another
-	// scope is taking back at that moment, Register asks once more: the
-	// identity is free by then.
+	// scope took back after the parent answered, Register asks once more:
+	// the identity is free by then.
 	t.Run("holder on its way out", func(t *testing.T) {
-		p := promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Block))
-		old := registry.NewScope(p, registry.WithLabels(prometheus.Labels{"c": "1"}))
+		labels := registry.WithLabels(prometheus.Labels{"c": "1"})
+		p := promtest.NewParent(promtest.On("register", "jobs", 1, promtest.BlockAfter))
+		old := registry.NewScope(p, labels)
 		old.MustRegister(promtest.Gauge("jobs", 1))
-		closed := make(chan error)
-		go func() { closed <- old.Close() }()
-		<-p.Entered // Close asked, and is about to unregister
-		p.Script = nil
 		again := make(chan error)
-		go func() {
-			again <- registry.NewScope(p, registry.WithLabels(prometheus.Labels{"c": "1"})).Register(promtest.Gauge("jobs", 2))
-		}()
+		go func() { again <- registry.NewScope(p, labels).Register(promtest.Gauge("jobs", 2)) }()
+		<-p.Entered // the registry has named the old scope's gauge
+		if err := old.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
 		p.Release()
-		if err := errors.Join(<-closed, <-again); err != nil {
-			t.Errorf("Close, Register = %v", err)
+		if err := <-again; err != nil {
+			t.Errorf("Register = %v", err)
 		}
 		promtest.Expose(t, p.Reg, `jobs{c="1"} 2`)
 	})

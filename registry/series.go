@@ -60,7 +60,7 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	n := s.n
 	n.mu.Lock()
 	if !n.closing.Load() {
-		d.del = d
+		d.of = d
 		n.items.push(&d.item)
 		n.mu.Unlock()
 		return

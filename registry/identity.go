@@ -18,24 +18,29 @@ import (
 
 const promPkg = "github.com/prometheus/client_golang/prometheus"
 
-// appendDescs appends what c describes to dst, in order. client_golang's own
-// metrics and vectors describe exactly one descriptor, and are asked without
-// the goroutine that any other collector's Describe needs.
-func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) []*prometheus.Desc {
+// appendDescs appends what c describes to dst, in order, and reports
+// whether c may be one of client_golang's wrappers (see isWrapper).
+// client_golang's own metrics and vectors describe exactly one descriptor,
+// and are asked without the goroutine that any other collector's Describe
+// needs.
+func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) (_ []*prometheus.Desc, wrapper bool) {
 	switch m := c.(type) {
 	case *prometheus.CounterVec, *prometheus.GaugeVec, *prometheus.HistogramVec,
 		*prometheus.SummaryVec, *prometheus.MetricVec:
 		ch := make(chan *prometheus.Desc, 1)
 		c.Describe(ch)
-		return append(dst, <-ch)
+		return append(dst, <-ch), false
 	case prometheus.Metric:
 		// Counter, Gauge, Histogram, Summary and the Func variants
 		// collect themselves: Describe sends their Desc.
 		if ownType(c) {
-			return append(dst, m.Desc())
+			return append(dst, m.Desc()), false
 		}
+		return append(dst, describe.Descs(c)...), false
+	case *prometheus.Registry:
+		return append(dst, describe.Descs(c)...), false
 	}
-	return append(dst, describe.Descs(c)...)
+	return append(dst, describe.Descs(c)...), ownType(c)
 }
 
 // ownType reports whether c is a pointer to a type of client_golang's

@@ -84,16 +84,16 @@ func findScope(parent prometheus.Registerer) (f *found) {
 	return nil
 }
 
-// probed returns a scope's answer if c, which describes ds, is a probe,
-// bare or wrapped, and nil otherwise. Only a collector that may be a
-// wrapper and describes one descriptor of the probe's name is collected to
-// make sure, so nothing else registered through a scope is collected at
-// Register.
-func probed(c prometheus.Collector, ds []*prometheus.Desc) *found {
+// probed returns a scope's answer if c, which describes ds and may be one of
+// client_golang's wrappers if wrapper is set, is a probe, bare or wrapped,
+// and nil otherwise. Only a wrapper that describes one descriptor of the
+// probe's name is collected to make sure, so nothing else registered
+// through a scope is collected at Register.
+func probed(c prometheus.Collector, ds []*prometheus.Desc, wrapper bool) *found {
 	if _, ok := c.(*probe); ok {
 		return &found{}
 	}
-	if !isWrapper(c) || len(ds) != 1 {
+	if !wrapper || len(ds) != 1 {
 		return nil
 	}
 	name := describe.Name(ds[0])

@@ -143,8 +143,9 @@ func (s *Scope) Register(c prometheus.Collector) error {
 	}
 	n := s.node("Register")
 	r := &record{c: c, n: n}
-	r.descs = appendDescs(r.one[:0], c)
-	if f := probed(c, r.descs); f != nil {
+	var wrapper bool
+	r.descs, wrapper = appendDescs(r.one[:0], c)
+	if f := probed(c, r.descs, wrapper); f != nil {
 		f.n = n
 		return f
 	}
@@ -206,7 +207,7 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 		return false
 	}
 	n := s.n
-	ds := appendDescs(nil, c)
+	ds, _ := appendDescs(nil, c)
 	n.gate.RLock()
 	defer n.gate.RUnlock()
 	if n.stopped() {

@@ -12,25 +12,26 @@
 //
 // # Usage
 //
-// A constructor that owns a scope:
+// A constructor that owns a scope closes it when it fails:
 //
-//	func NewWatcher(reg prometheus.Registerer, cluster string) (_ *Watcher, err error) {
+//	func NewWatcher(reg prometheus.Registerer, cluster string, connect func() error) (_ *Watcher, err error) {
 //		scope := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": cluster}))
 //		defer lifecycle.CloseOnError(&err, scope)
 //		...
 //	}
 //
-// A reconnect loop that rebuilds the component until it comes up:
+// A reconnect loop rebuilds the component until it comes up:
 //
 //	slot := lifecycle.NewSlot[*Watcher](reg)
 //	defer slot.Close()
 //	for {
-//		if _, err := slot.Replace(func(scope *registry.Scope) (*Watcher, error) {
-//			return newWatcher(scope, cluster)
-//		}); err == nil {
+//		_, err := slot.Replace(func(scope *registry.Scope) (*Watcher, error) {
+//			return NewWatcher(scope, cluster, connect)
+//		})
+//		if err == nil {
 //			break
 //		}
-//		time.Sleep(retry)
+//		...
 //	}
 //
 // # Concurrency

@@ -15,10 +15,15 @@
 //	func NewWatcher(reg prometheus.Registerer, cluster string, connect func() error) (_ *Watcher, err error) {
 //		scope := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": cluster}))
 //		defer lifecycle.CloseOnError(&err, scope)
+//
 //		w := &Watcher{scope: scope}
-//		scope.MustRegister(prometheus.NewGaugeFunc(opts, w.cacheSize))
+//		scope.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+//			Name: "watcher_cache_objects",
+//			Help: "Objects in the watcher's cache.",
+//		}, func() float64 { return float64(w.objects.Load()) }))
+//
 //		if err := connect(); err != nil {
-//			return nil, err // the gauge is gone again
+//			return nil, fmt.Errorf("connect to %s: %w", cluster, err)
 //		}
 //		return w, nil
 //	}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/promscope/promscope/lifecycle"
 	"github.com/promscope/promscope/registry"
+	"github.com/promscope/promscope/registry/registrytest"
 )
 
 // Watcher watches one cluster and caches its objects.
@@ -45,6 +47,27 @@ func NewWatcher(reg prometheus.Registerer, cluster string, connect func() error)
 // Close removes the watcher's metrics.
 func (w *Watcher) Close() error { return w.scope.Close() }
 
+// The README's constructor survives being built and closed again and again,
+// failing every other time.
+func TestWatcherIsRecycleSafe(t *testing.T) {
+	connect := failEveryOther()
+	registrytest.VerifyRecycle(t, 20, func(reg prometheus.Registerer) (*Watcher, error) {
+		return NewWatcher(reg, "east", connect)
+	})
+}
+
+// failEveryOther returns a connect function that fails every other call,
+// the first included.
+func failEveryOther() func() error {
+	calls := 0
+	return func() error {
+		if calls++; calls%2 == 1 {
+			return errors.New("connection refused")
+		}
+		return nil
+	}
+}
+
 // A constructor that fails is retried until it succeeds. Without the scope,
 // the second try would fail with "duplicate metrics collector registration
 // attempted", and the first watcher's gauge would stay registered.
@@ -72,6 +95,37 @@ func ExampleNewScope() {
 	// retrying: connect to east: connection refused
 	// retrying: connect to east: connection refused
 	// watcher_cache_objects{cluster="east"} 42
+}
+
+// A reconnect loop keeps the watcher in a lifecycle.Slot, which closes the
+// current instance before it builds the next, and closes whatever a failed
+// build registered.
+func ExampleNewScope_restart() {
+	reg := prometheus.NewPedanticRegistry()
+	cluster, tries := "east", 0
+	connect := func() error {
+		if tries++; tries < 3 {
+			return errors.New("connection refused")
+		}
+		return nil
+	}
+
+	slot := lifecycle.NewSlot[*Watcher](reg)
+	defer slot.Close()
+	for {
+		_, err := slot.Replace(func(scope *registry.Scope) (*Watcher, error) {
+			return NewWatcher(scope, cluster, connect)
+		})
+		if err == nil {
+			break
+		}
+		fmt.Println("retrying:", err) // a real loop backs off here
+	}
+	exampleDump(reg)
+	// Output:
+	// retrying: connect to east: connection refused
+	// retrying: connect to east: connection refused
+	// watcher_cache_objects{cluster="east"} 0
 }
 
 func ExampleScope_Close() {

@@ -13,8 +13,9 @@
 // # Usage
 //
 //	func TestWatcherIsRecycleSafe(t *testing.T) {
+//		connect := failEveryOther()
 //		registrytest.VerifyRecycle(t, 20, func(reg prometheus.Registerer) (*Watcher, error) {
-//			return NewWatcher(reg, "east")
+//			return NewWatcher(reg, "east", connect)
 //		})
 //	}
 //

@@ -36,11 +36,12 @@ func run(pass *analysis.Pass) (any, error) {
 		registers: map[*ssa.Function]*registersFact{},
 		keeps:     map[*ssa.Function]*keepsFact{},
 		unreg:     map[*ssa.Function]bool{},
+		broken:    map[*ssa.Function]bool{},
 	}
 	c.summarize(info.SrcFuncs)
 	for _, fn := range info.SrcFuncs {
 		if !exempt(fn) {
-			c.check(fn)
+			c.guard(fn, func() { c.check(fn) })
 		}
 	}
 	return nil, nil
@@ -53,6 +54,7 @@ type checker struct {
 	registers map[*ssa.Function]*registersFact // this package's functions that register and hand on
 	keeps     map[*ssa.Function]*keepsFact     // this package's functions that keep an argument
 	unreg     map[*ssa.Function]bool           // memo of unregisters
+	broken    map[*ssa.Function]bool           // functions whose analysis panicked
 }
 
 // check reports the returns of fn that leave a registration behind.

@@ -31,3 +31,16 @@ func TestAnalyzer(t *testing.T) {
 		})
 	}
 }
+
+// TestPanic checks that a panic while analysing one function is reported
+// as an internal error naming it, and that the other functions are still
+// checked; the package also holds the shape that once panicked.
+func TestPanic(t *testing.T) {
+	restore := metricleak.SetTestHook(func(name string) {
+		if name == "Explode" {
+			panic("boom")
+		}
+	})
+	defer restore()
+	analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, "crash")
+}

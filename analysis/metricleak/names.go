@@ -50,7 +50,7 @@ func optsName(opts ssa.Value) string {
 		return ""
 	}
 	fields := map[string]string{}
-	for _, ref := range *alloc.Referrers() {
+	for _, ref := range referrers(alloc) {
 		fa, ok := ref.(*ssa.FieldAddr)
 		if !ok {
 			continue
@@ -60,7 +60,7 @@ func optsName(opts ssa.Value) string {
 			continue
 		}
 		name := st.Field(fa.Field).Name()
-		for _, use := range *fa.Referrers() {
+		for _, use := range referrers(fa) {
 			store, ok := use.(*ssa.Store)
 			if !ok || store.Addr != fa {
 				continue
@@ -109,12 +109,12 @@ func storedIn(v ssa.Value) ssa.Value {
 	if !ok {
 		return nil
 	}
-	for _, ref := range *fa.X.Referrers() {
+	for _, ref := range referrers(fa.X) {
 		other, ok := ref.(*ssa.FieldAddr)
 		if !ok || other.Field != fa.Field {
 			continue
 		}
-		for _, use := range *other.Referrers() {
+		for _, use := range referrers(other) {
 			if st, ok := use.(*ssa.Store); ok && st.Addr == other {
 				return st.Val
 			}

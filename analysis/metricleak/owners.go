@@ -236,7 +236,7 @@ func strip(v ssa.Value) ssa.Value {
 // it is the value it holds.
 func assignedOnce(a *ssa.Alloc) ssa.Value {
 	var val ssa.Value
-	for _, ref := range *a.Referrers() {
+	for _, ref := range referrers(a) {
 		switch x := ref.(type) {
 		case *ssa.Store:
 			if x.Addr != a || val != nil {

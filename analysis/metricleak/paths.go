@@ -119,7 +119,7 @@ func sameError(v, err ssa.Value) bool {
 	if !ok || load.Op != token.MUL {
 		return false
 	}
-	for _, ref := range *err.Referrers() {
+	for _, ref := range referrers(err) {
 		if st, ok := ref.(*ssa.Store); ok && st.Val == err && st.Addr == load.X {
 			return true
 		}

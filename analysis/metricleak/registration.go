@@ -181,12 +181,12 @@ func varargs(slice ssa.Value) []ssa.Value {
 		return []ssa.Value{slice}
 	}
 	var vs []ssa.Value
-	for _, ref := range *alloc.Referrers() {
+	for _, ref := range referrers(alloc) {
 		ia, ok := ref.(*ssa.IndexAddr)
 		if !ok {
 			continue
 		}
-		for _, use := range *ia.Referrers() {
+		for _, use := range referrers(ia) {
 			if st, ok := use.(*ssa.Store); ok && st.Addr == ia {
 				vs = append(vs, st.Val)
 			}
@@ -211,7 +211,7 @@ func result(call *ssa.Call, i int) ssa.Value {
 	if i < 0 || i >= tuple.Len() {
 		return nil
 	}
-	for _, ref := range *call.Referrers() {
+	for _, ref := range referrers(call) {
 		if ex, ok := ref.(*ssa.Extract); ok && ex.Index == i {
 			return ex
 		}
@@ -261,7 +261,7 @@ func failureResult(t types.Type) int {
 // Such a registration is idempotent by design (the classic pattern reuses
 // ExistingCollector), so registering again after a failure is no error.
 func toleratesDuplicate(register *ssa.Call) bool {
-	for _, ref := range *register.Referrers() {
+	for _, ref := range referrers(register) {
 		switch x := ref.(type) {
 		case *ssa.TypeAssert:
 			if isNamed(x.AssertedType, prometheusPath, "AlreadyRegisteredError") {

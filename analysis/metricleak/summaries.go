@@ -15,14 +15,16 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 	for range 8 {
 		changed := false
 		for _, fn := range funcs {
-			if k := c.keepsSummary(fn); !k.equal(c.keeps[fn]) {
-				c.keeps[fn] = k
-				changed = true
-			}
-			if f := c.summary(fn); !f.equal(c.registers[fn]) {
-				c.registers[fn] = f
-				changed = true
-			}
+			c.guard(fn, func() {
+				if k := c.keepsSummary(fn); !k.equal(c.keeps[fn]) {
+					c.keeps[fn] = k
+					changed = true
+				}
+				if f := c.summary(fn); !f.equal(c.registers[fn]) {
+					c.registers[fn] = f
+					changed = true
+				}
+			})
 		}
 		if !changed {
 			break
@@ -33,15 +35,17 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 		if !ok || fn.Parent() != nil {
 			continue
 		}
-		if f := c.registers[fn]; f != nil {
-			c.pass.ExportObjectFact(obj, f)
-		}
-		if c.unregisters(fn) {
-			c.pass.ExportObjectFact(obj, new(unregistersFact))
-		}
-		if k := c.keeps[fn]; k != nil {
-			c.pass.ExportObjectFact(obj, k)
-		}
+		c.guard(fn, func() {
+			if f := c.registers[fn]; f != nil {
+				c.pass.ExportObjectFact(obj, f)
+			}
+			if c.unregisters(fn) {
+				c.pass.ExportObjectFact(obj, new(unregistersFact))
+			}
+			if k := c.keeps[fn]; k != nil {
+				c.pass.ExportObjectFact(obj, k)
+			}
+		})
 	}
 }
 

@@ -21,7 +21,8 @@ type registersFact struct {
 	// Metrics are the fully-qualified names of the metrics registered,
 	// where constant.
 	Metrics []string
-	// Site is where the first registration is, as "file.go:line".
+	// Site is where the first registration is, as "path/file.go:line",
+	// with the import path of the package that holds the file.
 	Site string
 }
 

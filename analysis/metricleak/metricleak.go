@@ -12,9 +12,22 @@ import (
 // Analyzer reports returns of an error that leave metrics registered
 // earlier in the same call behind. See the package documentation for the
 // rules.
-var Analyzer = &analysis.Analyzer{
-	Name: "metricleak",
-	Doc: `report error returns that leave registered Prometheus metrics behind
+//
+// It has one flag, -commands: set it to check packages main too.
+var Analyzer = newAnalyzer()
+
+// config holds the values of the Analyzer's flags.
+type config struct {
+	// commands makes the analyzer check packages main, which it skips by
+	// default: a command's setup ends the process when it fails.
+	commands bool
+}
+
+func newAnalyzer() *analysis.Analyzer {
+	cfg := new(config)
+	a := &analysis.Analyzer{
+		Name: "metricleak",
+		Doc: `report error returns that leave registered Prometheus metrics behind
 
 A function with an error result that registers metrics (Register,
 MustRegister, promauto, or a call to a function that registers and hands the
@@ -22,13 +35,19 @@ registration back) and then returns a non-nil error without unregistering
 them, closing their scope, or handing their owner on, leaves them in the
 registry: the next attempt fails with a duplicate registration, and a
 GaugeFunc keeps the failed component alive.`,
-	URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
-	Requires:  []*analysis.Analyzer{buildssa.Analyzer},
-	FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact)},
-	Run:       run,
+		URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
+		Requires:  []*analysis.Analyzer{buildssa.Analyzer},
+		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact)},
+		Run:       func(pass *analysis.Pass) (any, error) { return run(pass, cfg) },
+	}
+	a.Flags.BoolVar(&cfg.commands, "commands", false, "check packages main too (their setup ends the process when it fails, so they are skipped by default)")
+	return a
 }
 
-func run(pass *analysis.Pass) (any, error) {
+func run(pass *analysis.Pass, cfg *config) (any, error) {
+	if pass.Pkg.Name() == "main" && !cfg.commands {
+		return nil, nil
+	}
 	info := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	c := &checker{
 		pass:      pass,
@@ -36,8 +55,11 @@ func run(pass *analysis.Pass) (any, error) {
 		registers: map[*ssa.Function]*registersFact{},
 		keeps:     map[*ssa.Function]*keepsFact{},
 		unreg:     map[*ssa.Function]bool{},
+		neverFail: map[*ssa.Function]bool{},
+		nilErrs:   map[ssa.Value]bool{},
 		broken:    map[*ssa.Function]bool{},
 	}
+	c.calls = callSites(info.Pkg, info.SrcFuncs)
 	c.summarize(info.SrcFuncs)
 	for _, fn := range info.SrcFuncs {
 		if !exempt(fn) {
@@ -54,33 +76,61 @@ type checker struct {
 	registers map[*ssa.Function]*registersFact // this package's functions that register and hand on
 	keeps     map[*ssa.Function]*keepsFact     // this package's functions that keep an argument
 	unreg     map[*ssa.Function]bool           // memo of unregisters
+	neverFail map[*ssa.Function]bool           // memo of neverFails
+	nilErrs   map[ssa.Value]bool               // memo of nilError
+	calls     map[*ssa.Function]*uses          // how this package's functions are used
+	scopes    map[scopeKey]bool                // memo of scopeParam
 	broken    map[*ssa.Function]bool           // functions whose analysis panicked
 }
 
-// check reports the returns of fn that leave a registration behind.
+// check reports, for each set of registrations that fn leaves behind, the
+// first return that leaves them, with the others as related positions.
 func (c *checker) check(fn *ssa.Function) {
-	rets := errorReturns(fn)
+	rets := c.errorReturns(fn)
 	if len(rets) == 0 {
 		return
 	}
-	leaked := map[*ssa.Return][]*registration{}
-	for _, r := range c.registrations(fn) {
+	regs := c.registrations(fn)
+	leaked := make([][]int, len(rets)) // for each return, the indexes of what it leaves
+	for i, r := range regs {
 		if r.handedAtOnce() {
 			continue
 		}
 		o := c.ownersOf(fn, r.seeds)
 		eff := c.effects(fn, o)
-		for _, ret := range rets {
-			if leaks(r, ret, o, eff) {
-				leaked[ret] = append(leaked[ret], r)
+		for j, ret := range rets {
+			if c.leaks(r, ret, o, eff) {
+				leaked[j] = append(leaked[j], i)
 			}
 		}
 	}
-	for _, ret := range rets {
-		if regs := leaked[ret]; len(regs) > 0 {
-			c.pass.Reportf(ret.Pos(), "%s", c.message(regs))
+	var leaks []*leak
+	for j, ret := range rets {
+		if len(leaked[j]) == 0 {
+			continue
 		}
+		i := slices.IndexFunc(leaks, func(l *leak) bool { return slices.Equal(l.set, leaked[j]) })
+		if i < 0 {
+			l := &leak{set: leaked[j]}
+			for _, k := range leaked[j] {
+				l.regs = append(l.regs, regs[k])
+			}
+			leaks = append(leaks, l)
+			i = len(leaks) - 1
+		}
+		leaks[i].rets = append(leaks[i].rets, ret)
 	}
+	for _, l := range leaks {
+		c.reportLeak(fn, l)
+	}
+}
+
+// A leak is a set of registrations that some returns of a function leave
+// behind: the analyzer reports it once.
+type leak struct {
+	set  []int           // the indexes of regs among the function's registrations
+	regs []*registration // in block order
+	rets []*ssa.Return   // in block order, which is source order for returns
 }
 
 // exempt reports whether fn is, or is a closure within, a package's init

@@ -1,6 +1,9 @@
 package metricleak_test
 
 import (
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis/analysistest"
@@ -17,18 +20,73 @@ func TestAnalyzer(t *testing.T) {
 		name string
 		pkg  string
 	}{
-		{"a constructor of another package hands its registrations over through a fact", "kube"},
-		{"the original bug is reported at the return, and its fix is not", "mirror"},
-		{"Register and MustRegister leave their collectors behind unless unregistered", "direct"},
-		{"promauto registers on the default registry or With's, not With(nil)'s", "promautocase"},
-		{"a scope closed on the error path, deferred or owned by the caller undoes its registrations", "scope"},
-		{"a deferred cleanup that runs on error undoes the registration", "defers"},
-		{"an owner returned, stored where it outlives the call, or kept as a method value is handed on", "handon"},
-		{"init, package variables and main are not checked", "daemon"},
+		// A constructor of another package hands its registrations over
+		// through a fact.
+		{"facts", "kube"},
+		// The original bug is reported at the return, and its fix is not.
+		{"original", "mirror"},
+		// Register and MustRegister leave their collectors behind unless
+		// unregistered.
+		{"direct", "direct"},
+		// promauto registers on the default registry or With's, not
+		// With(nil)'s.
+		{"promauto", "promautocase"},
+		// A scope closed on the error path, deferred, or owned by the caller
+		// undoes its registrations.
+		{"scope", "scope"},
+		// A deferred cleanup that runs on error undoes the registration.
+		{"defers", "defers"},
+		// An owner returned, stored where it outlives the call, or kept as a
+		// method value is handed on.
+		{"handon", "handon"},
+		// A set of registrations left behind is reported once, at the
+		// first return that leaves it.
+		{"onereport", "onereport"},
+		// A branch on the error of a function that never fails is never
+		// taken.
+		{"neverfails", "neverfails"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, tt.pkg)
+			results := analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, tt.pkg)
+			checkRelated(t, results)
 		})
+	}
+}
+
+// checkRelated checks that the related positions of the reports are the
+// lines that end with a "// related" comment.
+func checkRelated(t *testing.T, results []*analysistest.Result) {
+	t.Helper()
+	for _, r := range results {
+		fset := r.Action.Package.Fset
+		want := map[string]bool{}
+		for _, f := range r.Action.Package.Syntax {
+			for _, group := range f.Comments {
+				for _, c := range group.List {
+					if c.Text == "// related" {
+						p := fset.Position(c.Pos())
+						want[fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)] = true
+					}
+				}
+			}
+		}
+		got := map[string]bool{}
+		for _, d := range r.Diagnostics {
+			for _, rel := range d.Related {
+				p := fset.Position(rel.Pos)
+				got[fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)] = true
+			}
+		}
+		for pos := range want {
+			if !got[pos] {
+				t.Errorf("%s: no report has this return as a related position", pos)
+			}
+		}
+		for pos := range got {
+			if !want[pos] {
+				t.Errorf("%s: a report has this position as related, which is not marked so", pos)
+			}
+		}
 	}
 }
 
@@ -43,4 +101,51 @@ func TestPanic(t *testing.T) {
 	})
 	defer restore()
 	analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, "crash")
+}
+
+// TestCommands checks that a package main is checked only with -commands.
+func TestCommands(t *testing.T) {
+	t.Run("with", func(t *testing.T) {
+		setFlag(t, "commands", "true")
+		analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, "daemon")
+	})
+	// Without the flag, the same package gives no report: the want
+	// comments are all unmet, and nothing else is wrong.
+	t.Run("without", func(t *testing.T) {
+		var rec recorder
+		for _, r := range analysistest.Run(&rec, analysistest.TestData(), metricleak.Analyzer, "daemon") {
+			if len(r.Diagnostics) != 0 {
+				t.Errorf("%d reports in package main without -commands, want none: %v", len(r.Diagnostics), r.Diagnostics)
+			}
+		}
+		if len(rec) == 0 {
+			t.Error("no want comment was unmet: the package has nothing to report with -commands either")
+		}
+		for _, msg := range rec {
+			if !strings.Contains(msg, "no diagnostic was reported matching") {
+				t.Error(msg)
+			}
+		}
+	})
+}
+
+// setFlag sets a flag of the analyzer for the rest of the test.
+func setFlag(t *testing.T, name, value string) {
+	t.Helper()
+	f := metricleak.Analyzer.Flags.Lookup(name)
+	if f == nil {
+		t.Fatalf("the analyzer has no flag -%s", name)
+	}
+	old := f.Value.String()
+	if err := f.Value.Set(value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Value.Set(old) })
+}
+
+// recorder is an analysistest.Testing that keeps the errors it is given.
+type recorder []string
+
+func (r *recorder) Errorf(format string, args ...any) {
+	*r = append(*r, fmt.Sprintf(format, args...))
 }

@@ -1,6 +1,7 @@
 package metricleak
 
 import (
+	"cmp"
 	"go/token"
 	"slices"
 
@@ -11,14 +12,14 @@ import (
 // ret does not hand its owner back, nothing before r hands it on or defers
 // its undoing, and some path from r to ret has no instruction that undoes or
 // hands it on.
-func leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
+func (c *checker) leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
 	if returnsOwned(ret, o) >= 0 {
 		return false
 	}
-	if coveredBefore(r, eff, defersUndo, handsOn) {
+	if coveredBefore(r, eff, defersUndo, handsOn, keeps) {
 		return false
 	}
-	return reaches(r, ret, true, func(instr ssa.Instruction) bool { return eff[instr] != none })
+	return c.reaches(r, ret, true, func(instr ssa.Instruction) bool { return eff[instr] != none })
 }
 
 // returnsOwnError reports whether ret returns the error of r's own call,
@@ -46,8 +47,9 @@ func coveredBefore(r *registration, eff map[ssa.Instruction]effect, kinds ...eff
 // holds until the path passes r's call again, as in a loop that registers
 // one collector after another. With failing set, only a path on which the
 // target may return an error counts: not one where it returns the error of
-// r's call, which is nil if anything was registered.
-func reaches(r *registration, target *ssa.Return, failing bool, cut func(ssa.Instruction) bool) bool {
+// r's call, which is nil if anything was registered. A branch that cannot
+// be taken, because it tests an error known to be nil, is no path either.
+func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, cut func(ssa.Instruction) bool) bool {
 	type state struct {
 		b     *ssa.BasicBlock
 		again bool
@@ -66,7 +68,7 @@ func reaches(r *registration, target *ssa.Return, failing bool, cut func(ssa.Ins
 				again = true
 			}
 		}
-		for _, succ := range successors(b, r.err, again) {
+		for _, succ := range c.successors(b, r.err, again) {
 			s := state{succ, again}
 			if !seen[s] {
 				seen[s] = true
@@ -82,10 +84,11 @@ func reaches(r *registration, target *ssa.Return, failing bool, cut func(ssa.Ins
 }
 
 // successors returns the blocks b may continue with. When b ends by testing
-// err against nil, and the path has not passed the registration again, only
-// the branch where err is nil is taken.
-func successors(b *ssa.BasicBlock, err ssa.Value, again bool) []*ssa.BasicBlock {
-	if err == nil || again || len(b.Succs) != 2 {
+// an error against nil, and the error is known to be nil, only the branch
+// where it is nil is taken; so too when the error is err, the error of a
+// registering call, and the path has not passed that call again.
+func (c *checker) successors(b *ssa.BasicBlock, err ssa.Value, again bool) []*ssa.BasicBlock {
+	if len(b.Succs) != 2 || len(b.Instrs) == 0 {
 		return b.Succs
 	}
 	branch, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
@@ -100,7 +103,11 @@ func successors(b *ssa.BasicBlock, err ssa.Value, again bool) []*ssa.BasicBlock 
 	if isNil(x) {
 		x, y = y, x
 	}
-	if !isNil(y) || !sameError(x, err) {
+	if !isNil(y) {
+		return b.Succs
+	}
+	known := isErrorType(x.Type()) && c.nilError(x)
+	if !known && (err == nil || again || !sameError(x, err)) {
 		return b.Succs
 	}
 	if cmp.Op == token.EQL {
@@ -158,18 +165,20 @@ func returnsIn(fn *ssa.Function) []*ssa.Return {
 	return rets
 }
 
-// errorReturns lists the returns of fn that may return a non-nil error.
-func errorReturns(fn *ssa.Function) []*ssa.Return {
+// errorReturns lists the returns of fn that may return a non-nil error, in
+// source order.
+func (c *checker) errorReturns(fn *ssa.Function) []*ssa.Return {
 	i := errorResult(fn.Signature.Results())
 	if i < 0 {
 		return nil
 	}
 	var rets []*ssa.Return
 	for _, ret := range returnsIn(fn) {
-		if !isNil(returned(ret, i)) {
+		if !c.nilError(returned(ret, i)) {
 			rets = append(rets, ret)
 		}
 	}
+	slices.SortFunc(rets, func(a, b *ssa.Return) int { return cmp.Compare(a.Pos(), b.Pos()) })
 	return rets
 }
 

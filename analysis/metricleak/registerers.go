@@ -21,9 +21,10 @@ func (c *checker) addRegisterer(r *registration) bool {
 		return false
 	}
 	r.registerer = bottom
+	fn := r.call.Parent()
 	for _, v := range chain {
 		switch {
-		case isScope(v):
+		case isScope(v) || c.isScopeParam(fn, root(v)):
 			r.scope = true
 			r.seeds = append(r.seeds, scopeRoots(root(v))...)
 		case !outlives(root(v)) && isRegistererType(root(v).Type()):
@@ -122,4 +123,11 @@ func scopeRoots(s ssa.Value) []ssa.Value {
 		s = parent
 	}
 	return roots
+}
+
+// isScopeParam reports whether v is a parameter of fn that is a scope at
+// every call (see scopeParam).
+func (c *checker) isScopeParam(fn *ssa.Function, v ssa.Value) bool {
+	i := paramIndex(fn, v)
+	return i >= 0 && c.scopeParam(fn, i)
 }

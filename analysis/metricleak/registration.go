@@ -1,10 +1,10 @@
 package metricleak
 
 import (
-	"go/token"
 	"go/types"
 	"strings"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -165,12 +165,13 @@ func (r *registration) handedAtOnce() bool {
 	return false
 }
 
-// siteString is where the metrics were registered, as "file.go:line".
-func (r *registration) siteString(fset *token.FileSet) string {
+// siteString is where the metrics were registered, as
+// "path/file.go:line" (see sitePos).
+func (r *registration) siteString(pass *analysis.Pass) string {
 	if r.site != "" {
 		return r.site
 	}
-	return shortPos(fset, r.call.Pos())
+	return sitePos(pass, r.call.Pos())
 }
 
 // varargs returns the values passed in a variadic slice: the elements stored

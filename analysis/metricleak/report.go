@@ -6,21 +6,44 @@ import (
 	"go/types"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 )
 
-// message describes the registrations that one return leaves behind, for
-// example:
+// reportLeak reports the registrations of l at the first return that
+// leaves them behind, with the other returns that do as related positions.
+func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
+	d := analysis.Diagnostic{Pos: l.rets[0].Pos(), Message: c.message(l)}
+	if !d.Pos.IsValid() {
+		d.Pos = fnPos(fn)
+	}
+	for _, ret := range l.rets[1:] {
+		if !ret.Pos().IsValid() {
+			continue
+		}
+		d.Related = append(d.Related, analysis.RelatedInformation{
+			Pos:     ret.Pos(),
+			Message: "this return leaves the same registrations behind",
+		})
+	}
+	c.report(d)
+}
+
+// message describes the registrations that a function's returns leave
+// behind, for example:
 //
-//	service_cache_size registered at api.go:31 (via kube.NewAPI) stays
-//	registered when this returns an error: close its scope, or call
+//	service_cache_size and endpoints_cache_size registered at
+//	kube/api.go:31 (via kube.NewAPI) stay registered when this or 1 other
+//	return gives an error: unregister them, or call
 //	(*API).UnregisterGauges, before returning
-func (c *checker) message(regs []*registration) string {
-	first := regs[0]
+func (c *checker) message(l *leak) string {
+	first := l.regs[0]
 	var names []string
-	sites := []string{first.siteString(c.pass.Fset)}
-	for _, r := range regs {
+	sites := []string{c.displaySite(first.siteString(c.pass))}
+	for _, r := range l.regs {
 		names = appendNew(names, r.metrics...)
-		sites = appendNew(sites, r.siteString(c.pass.Fset))
+		sites = appendNew(sites, c.displaySite(r.siteString(c.pass)))
 	}
 	var b strings.Builder
 	b.WriteString(nameList(names))
@@ -32,31 +55,38 @@ func (c *checker) message(regs []*registration) string {
 		fmt.Fprintf(&b, " and %d other %s", n, plural(n, "place", "places"))
 	}
 	one := len(names) == 1
-	fmt.Fprintf(&b, " %s registered when this returns an error: ", pick(one, "stays", "stay"))
+	fmt.Fprintf(&b, " %s registered when this ", pick(one, "stays", "stay"))
+	if n := len(l.rets) - 1; n > 0 {
+		fmt.Fprintf(&b, "or %d other %s an error: ", n, plural(n, "return gives", "returns give"))
+	} else {
+		b.WriteString("returns an error: ")
+	}
+	them := pick(one, "it", "them")
 	switch m := c.undoMethod(first); {
 	case first.scope:
 		b.WriteString("close its scope before returning")
-	case m != "":
-		fmt.Fprintf(&b, "close its scope, or call %s, before returning", m)
+	case m != nil:
+		fmt.Fprintf(&b, "unregister %s, or call %s, before returning", them, methodName(first.owner, m))
 	default:
-		fmt.Fprintf(&b, "close its scope, or unregister %s, before returning", pick(one, "it", "them"))
+		fmt.Fprintf(&b, "unregister %s before returning", them)
 	}
 	return b.String()
 }
 
-// nameList lists up to three names, and how many more there are.
+// shownNames is how many metric names a message lists before "and N more".
+const shownNames = 5
+
+// nameList lists the first few names, and how many more there are.
 func nameList(names []string) string {
-	switch len(names) {
-	case 0:
+	switch n := len(names); {
+	case n == 0:
 		return "metrics"
-	case 1:
+	case n == 1:
 		return names[0]
-	case 2:
-		return names[0] + " and " + names[1]
-	case 3:
-		return names[0] + ", " + names[1] + " and " + names[2]
+	case n <= shownNames:
+		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 	}
-	return fmt.Sprintf("%s, %s, %s and %d more", names[0], names[1], names[2], len(names)-3)
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shownNames], ", "), len(names)-shownNames)
 }
 
 func pick(one bool, singular, plural string) string {
@@ -68,28 +98,37 @@ func pick(one bool, singular, plural string) string {
 
 func plural(n int, singular, plural string) string { return pick(n == 1, singular, plural) }
 
-// undoMethod names a method of the value a callee handed back that undoes
-// its registrations, as "(*API).UnregisterGauges"; "" if there is none.
-func (c *checker) undoMethod(r *registration) string {
-	if r.owner == nil {
-		return ""
+// undoMethod returns a method of the value a callee handed back with the
+// registration that undoes it, known by an unregistersFact and called
+// without arguments, such as (*API).UnregisterGauges; nil if there is none.
+// A method named Unregister-something is preferred. The method of an
+// interface is never suggested: nothing is known of what it does.
+func (c *checker) undoMethod(r *registration) *types.Func {
+	if r.owner == nil || types.IsInterface(r.owner) {
+		return nil
 	}
 	t := r.owner
-	if _, isPtr := t.Underlying().(*types.Pointer); !isPtr && !types.IsInterface(t) {
+	if _, isPtr := t.Underlying().(*types.Pointer); !isPtr {
 		t = types.NewPointer(t)
 	}
-	_, isIface := t.Underlying().(*types.Interface)
+	var found *types.Func
 	ms := types.NewMethodSet(t)
 	for i := range ms.Len() {
 		m, ok := ms.At(i).Obj().(*types.Func)
-		if !ok {
+		if !ok || m.Signature().Params().Len() != 0 || !m.Exported() && m.Pkg() != c.pass.Pkg {
 			continue
 		}
-		if isIface && fallbackName(m.Name()) || !isIface && c.methodUnregisters(m) {
-			return methodName(t, m)
+		if !c.methodUnregisters(m) {
+			continue
+		}
+		if strings.HasPrefix(m.Name(), "Unregister") {
+			return m
+		}
+		if found == nil {
+			found = m
 		}
 	}
-	return ""
+	return found
 }
 
 // methodUnregisters reports whether method m has an unregistersFact, or
@@ -104,14 +143,17 @@ func (c *checker) methodUnregisters(m *types.Func) bool {
 	return c.pass.ImportObjectFact(m, new(unregistersFact))
 }
 
-// methodName formats m as a method expression of t with unqualified type
-// names: "(*API).UnregisterGauges", or "Interface.Close".
+// methodName formats m as a method expression of the owner type t with
+// unqualified type names: "(*API).UnregisterGauges".
 func methodName(t types.Type, m *types.Func) string {
-	unqualified := func(*types.Package) string { return "" }
-	if recv := m.Signature().Recv(); recv != nil && !types.IsInterface(recv.Type()) {
-		t = recv.Type()
+	if _, isPtr := t.Underlying().(*types.Pointer); !isPtr {
+		if recv := m.Signature().Recv(); recv != nil {
+			if _, ptrRecv := recv.Type().Underlying().(*types.Pointer); ptrRecv {
+				t = types.NewPointer(t)
+			}
+		}
 	}
-	s := types.TypeString(t, unqualified)
+	s := types.TypeString(t, func(*types.Package) string { return "" })
 	if strings.HasPrefix(s, "*") {
 		s = "(" + s + ")"
 	}
@@ -140,8 +182,25 @@ func (c *checker) funcName(fn *types.Func) string {
 	return fn.Name()
 }
 
-// shortPos formats pos as "file.go:line".
-func shortPos(fset *token.FileSet, pos token.Pos) string {
-	p := fset.Position(pos)
-	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+// sitePos formats pos as "path/file.go:line", with the import path of
+// the package being checked: the form a registersFact carries.
+func sitePos(pass *analysis.Pass, pos token.Pos) string {
+	p := pass.Fset.Position(pos)
+	return fmt.Sprintf("%s/%s:%d", pass.Pkg.Path(), filepath.Base(p.Filename), p.Line)
+}
+
+// displaySite shortens a site from sitePos for a message: to the file's
+// name in the package being checked, whose directory the report names
+// already, or to its path in the module being checked; a site in another
+// module keeps its package's import path.
+func (c *checker) displaySite(site string) string {
+	if rest, ok := strings.CutPrefix(site, c.pass.Pkg.Path()+"/"); ok && !strings.Contains(rest, "/") {
+		return rest
+	}
+	if m := c.pass.Module; m != nil && m.Path != "" {
+		if rest, ok := strings.CutPrefix(site, m.Path+"/"); ok {
+			return rest
+		}
+	}
+	return site
 }

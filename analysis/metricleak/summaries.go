@@ -10,7 +10,9 @@ import (
 
 // summarize computes the registersFact and keepsFact of each function of
 // the package, repeating until none changes so that a function calling
-// another of the package, declared later, sees its facts; then exports them.
+// another of the package, declared later, sees its facts; then exports
+// them, with the unregistersFact and neverFailsFact, for the functions that
+// other packages can call.
 func (c *checker) summarize(funcs []*ssa.Function) {
 	for range 8 {
 		changed := false
@@ -32,7 +34,7 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 	}
 	for _, fn := range funcs {
 		obj, ok := fn.Object().(*types.Func)
-		if !ok || fn.Parent() != nil {
+		if !ok || fn.Parent() != nil || !obj.Exported() {
 			continue
 		}
 		c.guard(fn, func() {
@@ -45,23 +47,34 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 			if k := c.keeps[fn]; k != nil {
 				c.pass.ExportObjectFact(obj, k)
 			}
+			if c.neverFails(fn) {
+				c.pass.ExportObjectFact(obj, new(neverFailsFact))
+			}
 		})
 	}
 }
 
 // summary returns the registersFact fn deserves, or nil: some registration
 // in fn reaches a return that hands its owner back through a result, without
-// being undone on the way, or reaches any return, without being undone or
-// a deferred undo on the way, and went through a registerer parameter. A
-// deferred undo does not count against a return that hands the owner back:
-// it must be one that runs only on failure, like lifecycle.CloseOnError.
+// being undone or handed on elsewhere on the way, or reaches any return,
+// without being undone, handed on or a deferred undo on the way, and went
+// through a registerer parameter. A deferred undo does not count against a
+// return that hands the owner back: it must be one that runs only on
+// failure, like lifecycle.CloseOnError. An owner that fn also stores where
+// it outlives the call, as a get-or-create method keeps what it creates in
+// a map of its receiver, is handed on there: the caller does not own it.
+// One that fn sends on a channel, or gives a goroutine, the caller owns
+// still.
 func (c *checker) summary(fn *ssa.Function) *registersFact {
 	var f *registersFact
 	for _, r := range c.registrations(fn) {
 		o := c.ownersOf(fn, r.seeds)
 		eff := c.effects(fn, o)
-		undone := func(instr ssa.Instruction) bool { return eff[instr] == undoes }
-		undoneOrDeferred := func(instr ssa.Instruction) bool { return undone(instr) || eff[instr] == defersUndo }
+		if coveredBefore(r, eff, keeps) {
+			continue
+		}
+		cut := func(instr ssa.Instruction) bool { return eff[instr] == undoes || eff[instr] == keeps }
+		cutOrDeferred := func(instr ssa.Instruction) bool { return cut(instr) || eff[instr] == defersUndo }
 		regParam := paramIndex(fn, r.registerer)
 		if coveredBefore(r, eff, defersUndo) {
 			regParam = -1
@@ -69,14 +82,14 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 		for _, ret := range returnsIn(fn) {
 			res := returnsOwned(ret, o)
 			switch {
-			case res >= 0 && reaches(r, ret, false, undone):
-			case regParam >= 0 && reaches(r, ret, false, undoneOrDeferred):
+			case res >= 0 && c.reaches(r, ret, false, cut):
+			case regParam >= 0 && c.reaches(r, ret, false, cutOrDeferred):
 				res = -1
 			default:
 				continue
 			}
 			if f == nil {
-				f = &registersFact{Result: -1, Registerer: -1, Site: r.siteString(c.pass.Fset)}
+				f = &registersFact{Result: -1, Registerer: -1, Site: r.siteString(c.pass)}
 			}
 			if res >= 0 && (f.Result < 0 || res < f.Result) {
 				f.Result = res

@@ -17,10 +17,15 @@ const (
 	// defersUndo: the instruction defers a call that undoes the
 	// registration, which runs at every return after it.
 	defersUndo
-	// handsOn: the instruction hands the registration on: it stores its
-	// owner where it outlives the call, sends it, or starts a goroutine
-	// with it. That covers every return after it too.
+	// handsOn: the instruction hands the registration on: it sends its
+	// owner on a channel, or starts a goroutine with it. That covers every
+	// return after it too.
 	handsOn
+	// keeps: the instruction hands the registration on by storing its
+	// owner where it outlives the call, directly or through a call. That
+	// covers every return after it too, and unlike handsOn it means that
+	// the function's caller is not given the registration either.
+	keeps
 )
 
 // effects returns the instructions of fn that undo or hand on the
@@ -41,11 +46,11 @@ func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 	switch x := instr.(type) {
 	case *ssa.Store:
 		if o.owns(x.Val) && outlives(root(x.Addr)) {
-			return handsOn
+			return keeps
 		}
 	case *ssa.MapUpdate:
 		if (o.owns(x.Value) || o.owns(x.Key)) && outlives(root(x.Map)) {
-			return handsOn
+			return keeps
 		}
 	case *ssa.Send:
 		if o.owns(x.X) {
@@ -64,11 +69,11 @@ func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 			return undoes
 		}
 		if holder := storesInto(x, o); holder != nil && outlives(holder) {
-			return handsOn
+			return keeps
 		}
 		for _, holder := range c.keptIn(&x.Call, o) {
 			if holder == nil || outlives(holder) {
-				return handsOn
+				return keeps
 			}
 		}
 	}

@@ -21,7 +21,7 @@ var metrics struct {
 
 // Init registers a collector a package variable holds: the program owns
 // it, so failing after is not reported.
-func Init(reg prometheus.Registerer, start func() error) error { // want Init:"registers metrics at crash.go:26"
+func Init(reg prometheus.Registerer, start func() error) error { // want Init:"registers metrics at crash/crash.go:26"
 	metrics.requests = prometheus.NewCounter(prometheus.CounterOpts{Name: "requests_total"})
 	reg.MustRegister(metrics.requests)
 	return start()

@@ -66,7 +66,7 @@ func DeferredUnrelated(reg prometheus.Registerer, connect func() error) error { 
 	other := &kube.API{}
 	defer other.UnregisterGauges()
 	defer api.Close()
-	return connect() // want `service_cache_size and endpoints_cache_size registered at kube\.go:22 \(via kube\.NewAPI\) stay registered`
+	return connect() // want `service_cache_size and endpoints_cache_size registered at kube/kube\.go:29 \(via kube\.NewAPI\) stay registered`
 }
 
 func DeferredAfterReturn(reg prometheus.Registerer, connect func() error) error { // want DeferredAfterReturn:"^registers"

@@ -1,9 +1,11 @@
-// Package mirror reproduces the original bug: a constructor in another
-// package than the one that registers, failing after the registration.
+// Package mirror reproduces the original bug, linkerd2's service mirror
+// before its fix: a constructor in another package than the one that
+// registers, failing after the registration.
 package mirror
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -14,27 +16,31 @@ var errUnreachable = errors.New("cluster unreachable")
 
 type Watcher struct{ api *kube.API }
 
-// NewWatcher is the bug: the API's gauges stay when connect fails.
-func NewWatcher(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want NewWatcher:"registers service_cache_size,endpoints_cache_size at kube.go:22 \\(result 0, registerer 0\\)"
+// NewWatcher is the bug, in the shape of NewRemoteClusterServiceWatcher:
+// the API's gauges stay registered when the cluster cannot be reached.
+func NewWatcher(reg prometheus.Registerer, clusterName string) (*Watcher, error) { // want NewWatcher:"registers service_cache_size,endpoints_cache_size at kube/kube.go:29 \\(result 0, registerer 0\\)"
 	remoteAPI, err := kube.NewAPI(reg)
 	if err != nil {
-		return nil, err // NewAPI failed: it registered nothing
+		return nil, fmt.Errorf("cannot initialize api for target cluster %s: %w", clusterName, err) // NewAPI failed: it registered nothing
 	}
-	if err := connect(); err != nil {
-		return nil, err // want `^service_cache_size and endpoints_cache_size registered at kube\.go:22 \(via kube\.NewAPI\) stay registered when this returns an error: close its scope, or call \(\*API\)\.UnregisterGauges, before returning$`
+	_, err = remoteAPI.ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to api for target cluster %s: %w", clusterName, err) // want `^service_cache_size and endpoints_cache_size registered at kube/kube\.go:29 \(via kube\.NewAPI\) stay registered when this returns an error: unregister them, or call \(\*API\)\.UnregisterGauges, before returning$`
 	}
 	return &Watcher{api: remoteAPI}, nil
 }
 
-// NewWatcherFixed is the fix that was made.
-func NewWatcherFixed(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want NewWatcherFixed:"^registers"
+// NewWatcherFixed is the fix that was made: the suggested fix for
+// NewWatcher makes the same change (mirror.go.golden).
+func NewWatcherFixed(reg prometheus.Registerer, clusterName string) (*Watcher, error) { // want NewWatcherFixed:"^registers"
 	remoteAPI, err := kube.NewAPI(reg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot initialize api for target cluster %s: %w", clusterName, err)
 	}
-	if err := connect(); err != nil {
+	_, err = remoteAPI.ServerVersion()
+	if err != nil {
 		remoteAPI.UnregisterGauges()
-		return nil, err
+		return nil, fmt.Errorf("cannot connect to api for target cluster %s: %w", clusterName, err)
 	}
 	return &Watcher{api: remoteAPI}, nil
 }
@@ -47,7 +53,7 @@ func NewWatcherClosing(reg prometheus.Registerer, connect func() error) (*Watche
 	}
 	if err := connect(); err != nil {
 		remoteAPI.Close()
-		return nil, err // want `stay registered when this returns an error: close its scope, or call \(\*API\)\.UnregisterGauges`
+		return nil, err // want `stay registered when this returns an error: unregister them, or call \(\*API\)\.UnregisterGauges`
 	}
 	return &Watcher{api: remoteAPI}, nil
 }
@@ -57,7 +63,7 @@ func NewWatcherDropping(reg prometheus.Registerer, connect func() error) error {
 	if _, err := kube.NewAPI(reg); err != nil {
 		return err
 	}
-	return connect() // want `service_cache_size and endpoints_cache_size registered at kube\.go:22 \(via kube\.NewAPI\)`
+	return connect() // want `service_cache_size and endpoints_cache_size registered at kube/kube\.go:29 \(via kube\.NewAPI\)`
 }
 
 // NewWatcherSucceeding only returns errors before the registration.
@@ -73,7 +79,8 @@ func NewWatcherSucceeding(reg prometheus.Registerer, connect func() error) (*Wat
 }
 
 // NewThroughInterface gets an interface: its UnregisterGauges method is
-// recognised by name.
+// taken to undo the registration by its name, but not suggested, as
+// nothing is known of what it does.
 func NewThroughInterface(reg prometheus.Registerer, connect func() error) (kube.Interface, error) { // want NewThroughInterface:"^registers"
 	api, err := kube.NewInterface(reg)
 	if err != nil {
@@ -84,25 +91,25 @@ func NewThroughInterface(reg prometheus.Registerer, connect func() error) (kube.
 		return nil, err
 	}
 	if err := connect(); err != nil {
-		return nil, errUnreachable // want `\(via kube\.NewInterface\) stay registered when this returns an error: close its scope, or call Interface\.UnregisterGauges, before returning`
+		return nil, errUnreachable // want `\(via kube\.NewInterface\) stay registered when this returns an error: unregister them before returning$`
 	}
 	return api, nil
 }
 
 // newLocal registers through a function of the same package, declared
 // after its caller.
-func newLocal(reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want newLocal:"^registers"
+func newLocal(reg prometheus.Registerer, connect func() error) (*Watcher, error) {
 	w, err := newWatcherNoFail(reg)
 	if err != nil {
 		return nil, err
 	}
 	if err := connect(); err != nil {
-		return nil, err // want `registered at kube\.go:22 \(via newWatcherNoFail\)`
+		return nil, err // want `registered at kube/kube\.go:29 \(via newWatcherNoFail\)`
 	}
 	return w, nil
 }
 
-func newWatcherNoFail(reg prometheus.Registerer) (*Watcher, error) { // want newWatcherNoFail:"registers service_cache_size,endpoints_cache_size at kube.go:22 \\(result 0, registerer 0\\)"
+func newWatcherNoFail(reg prometheus.Registerer) (*Watcher, error) {
 	api, err := kube.NewAPI(reg)
 	if err != nil {
 		return nil, err
@@ -111,7 +118,7 @@ func newWatcherNoFail(reg prometheus.Registerer) (*Watcher, error) { // want new
 }
 
 // loadAll reports every error it found, as rule loaders do.
-func loadAll(reg prometheus.Registerer) (*Watcher, []error) { // want loadAll:"^registers"
+func loadAll(reg prometheus.Registerer) (*Watcher, []error) {
 	api, err := kube.NewAPI(reg)
 	if err != nil {
 		return nil, []error{err}

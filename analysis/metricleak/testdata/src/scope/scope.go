@@ -58,7 +58,7 @@ func CloseOnOnePath(reg prometheus.Registerer, connect, sync func() error) (*Wat
 }
 
 // CallerScope registers through the scope its caller owns.
-func CallerScope(scope *registry.Scope, connect func() error) (prometheus.Gauge, error) { // want CallerScope:"registers objects at scope.go:63 \\(result 0, registerer 0\\)"
+func CallerScope(scope *registry.Scope, connect func() error) (prometheus.Gauge, error) { // want CallerScope:"registers objects at scope/scope.go:63 \\(result 0, registerer 0\\)"
 	g := gauge()
 	scope.MustRegister(g)
 	if err := connect(); err != nil {
@@ -139,4 +139,67 @@ func WatcherClose(reg prometheus.Registerer, connect func() error) (*Watcher, er
 		return nil, err
 	}
 	return w, nil
+}
+
+// newSlotWatcher registers through an interface parameter and returns an
+// error without undoing that: the constructor a lifecycle.Slot's build
+// function calls. Every call passes it a scope, so the caller's scope owns
+// what it registers, as if the parameter were a *registry.Scope.
+func newSlotWatcher(reg prometheus.Registerer, connect func() error) (*Watcher, error) {
+	if err := registerGauge(reg, connect); err != nil {
+		return nil, err
+	}
+	reg.MustRegister(gauge())
+	if err := connect(); err != nil {
+		return nil, err
+	}
+	return &Watcher{}, nil
+}
+
+// registerGauge is called only by newSlotWatcher, with its parameter.
+func registerGauge(reg prometheus.Registerer, connect func() error) error {
+	reg.MustRegister(gauge())
+	return connect()
+}
+
+func SlotWatcher(slot *lifecycle.Slot[*Watcher], connect func() error) (*Watcher, error) {
+	return slot.Replace(func(scope *registry.Scope) (*Watcher, error) {
+		return newSlotWatcher(scope, connect)
+	})
+}
+
+// newMixedWatcher is given a scope by one call and the caller's registerer
+// by another.
+func newMixedWatcher(reg prometheus.Registerer, connect func() error) (*Watcher, error) {
+	reg.MustRegister(gauge())
+	if err := connect(); err != nil {
+		return nil, err // want `^objects registered at scope\.go:\d+ stays registered`
+	}
+	return &Watcher{}, nil
+}
+
+func MixedWatchers(slot *lifecycle.Slot[*Watcher], reg prometheus.Registerer, connect func() error) (*Watcher, error) {
+	if _, err := newMixedWatcher(reg, connect); err != nil {
+		return nil, err
+	}
+	return slot.Replace(func(scope *registry.Scope) (*Watcher, error) {
+		return newMixedWatcher(scope, connect)
+	})
+}
+
+// newEscapingWatcher is used as a value too: who calls it is not known.
+func newEscapingWatcher(reg prometheus.Registerer, connect func() error) (*Watcher, error) {
+	reg.MustRegister(gauge())
+	if err := connect(); err != nil {
+		return nil, err // want `^objects registered at scope\.go:\d+ stays registered`
+	}
+	return &Watcher{}, nil
+}
+
+var build = newEscapingWatcher
+
+func EscapingWatcher(slot *lifecycle.Slot[*Watcher], connect func() error) (*Watcher, error) {
+	return slot.Replace(func(scope *registry.Scope) (*Watcher, error) {
+		return newEscapingWatcher(scope, connect)
+	})
 }

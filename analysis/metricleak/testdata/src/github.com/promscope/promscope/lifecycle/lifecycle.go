@@ -20,10 +20,13 @@ func (s *Stack) Push(c io.Closer)        { s.PushFunc(c.Close) }
 func (s *Stack) PushFunc(f func() error) { s.fns = append(s.fns, f) }
 
 func (s *Stack) Close() error {
+	var err error
 	for i := len(s.fns) - 1; i >= 0; i-- {
-		s.fns[i]()
+		if e := s.fns[i](); e != nil {
+			err = e
+		}
 	}
-	return nil
+	return err
 }
 
 type Slot[T io.Closer] struct {

@@ -1,7 +1,11 @@
 // Package registry is a stub of promscope's registry package.
 package registry
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 type Option interface{ apply() }
 
@@ -33,8 +37,11 @@ func (s *Scope) Unregister(c prometheus.Collector) bool { return s.parent.Unregi
 func (s *Scope) Child(opts ...Option) *Scope { return NewScope(s, opts...) }
 
 func (s *Scope) Close() error {
+	var err error
 	for _, c := range s.cs {
-		s.parent.Unregister(c)
+		if !s.parent.Unregister(c) {
+			err = errors.New("registry: not registered")
+		}
 	}
-	return nil
+	return err
 }

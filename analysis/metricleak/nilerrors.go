@@ -1,0 +1,102 @@
+package metricleak
+
+import (
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// neverFailsFact is exported for a function whose error result is nil on
+// every return: a constant nil, or the error of a call to a function that
+// never fails. A caller's branch on that error is never taken.
+type neverFailsFact struct{}
+
+// AFact marks neverFailsFact as an analysis fact.
+func (*neverFailsFact) AFact() {}
+
+func (*neverFailsFact) String() string { return "never fails" }
+
+// neverFails reports whether fn never returns a non-nil error: it has a
+// neverFailsFact, or, in this package, every return of its body gives a
+// nil error. A function that calls itself, directly or not, may fail, and
+// so may one whose error result a deferred call can set.
+func (c *checker) neverFails(fn *ssa.Function) bool {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if v, ok := c.neverFail[fn]; ok {
+		return v
+	}
+	c.neverFail[fn] = false
+	var v bool
+	if fn.Pkg != c.pkg {
+		obj, ok := fn.Object().(*types.Func)
+		v = ok && c.pass.ImportObjectFact(obj, new(neverFailsFact))
+	} else {
+		v = c.bodyNeverFails(fn)
+	}
+	c.neverFail[fn] = v
+	return v
+}
+
+func (c *checker) bodyNeverFails(fn *ssa.Function) bool {
+	i := errorResult(fn.Signature.Results())
+	rets := returnsIn(fn)
+	if i < 0 || len(rets) == 0 {
+		return false
+	}
+	for _, ret := range rets {
+		if _, inMemory := ret.Results[i].(*ssa.UnOp); inMemory {
+			return false // a named result that a deferred call may set
+		}
+		if !c.nilError(ret.Results[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// nilError reports whether the error v is nil wherever it is defined: the
+// constant nil, the error of a call to a function that never fails, or a
+// merge of such values.
+func (c *checker) nilError(v ssa.Value) bool {
+	if known, ok := c.nilErrs[v]; ok {
+		return known
+	}
+	known := c.nilErrorSeen(v, map[ssa.Value]bool{})
+	c.nilErrs[v] = known
+	return known
+}
+
+func (c *checker) nilErrorSeen(v ssa.Value, seen map[ssa.Value]bool) bool {
+	if seen[v] {
+		return true
+	}
+	seen[v] = true
+	switch x := v.(type) {
+	case *ssa.Const:
+		return x.IsNil()
+	case *ssa.ChangeInterface:
+		return c.nilErrorSeen(x.X, seen)
+	case *ssa.Phi:
+		for _, e := range x.Edges {
+			if !c.nilErrorSeen(e, seen) {
+				return false
+			}
+		}
+		return true
+	case *ssa.Call:
+		return errorResult(x.Type()) == 0 && c.callNeverFails(x)
+	case *ssa.Extract:
+		call, ok := x.Tuple.(*ssa.Call)
+		return ok && errorResult(call.Type()) == x.Index && c.callNeverFails(call)
+	}
+	return false
+}
+
+// callNeverFails reports whether call calls, statically, a function that
+// never fails.
+func (c *checker) callNeverFails(call *ssa.Call) bool {
+	callee := call.Common().StaticCallee()
+	return callee != nil && c.neverFails(callee)
+}

@@ -87,6 +87,3 @@ func referrers(v ssa.Value) []ssa.Instruction {
 	}
 	return nil
 }
-
-// report reports d.
-func (c *checker) report(d analysis.Diagnostic) { c.pass.Report(d) }

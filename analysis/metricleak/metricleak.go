@@ -58,6 +58,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		neverFail: map[*ssa.Function]bool{},
 		nilErrs:   map[ssa.Value]bool{},
 		broken:    map[*ssa.Function]bool{},
+		ignores:   findIgnores(pass),
 	}
 	c.calls = callSites(info.Pkg, info.SrcFuncs)
 	c.summarize(info.SrcFuncs)
@@ -81,6 +82,7 @@ type checker struct {
 	calls     map[*ssa.Function]*uses          // how this package's functions are used
 	scopes    map[scopeKey]bool                // memo of scopeParam
 	broken    map[*ssa.Function]bool           // functions whose analysis panicked
+	ignores   *ignores                         // the //lint: directives of the package
 }
 
 // check reports, for each set of registrations that fn leaves behind, the

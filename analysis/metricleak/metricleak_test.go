@@ -45,6 +45,9 @@ func TestAnalyzer(t *testing.T) {
 		// A branch on the error of a function that never fails is never
 		// taken.
 		{"neverfails", "neverfails"},
+		// //lint:ignore and //lint:file-ignore silence reports, given a
+		// reason.
+		{"ignore", "ignore"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			results := analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, tt.pkg)

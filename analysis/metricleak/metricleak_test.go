@@ -14,7 +14,9 @@ import (
 // TestAnalyzer runs the analyzer over one testdata package per rule. Each
 // package holds the reported cases, with the expected message in a want
 // comment on the return, and the silent ones beside them; want comments on
-// function declarations check the facts carried across packages.
+// function declarations check the facts carried across packages, and a
+// .golden file beside a package's file is that file after its suggested
+// fixes.
 func TestAnalyzer(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -48,9 +50,12 @@ func TestAnalyzer(t *testing.T) {
 		// //lint:ignore and //lint:file-ignore silence reports, given a
 		// reason.
 		{"ignore", "ignore"},
+		// The plain leaks get a fix that undoes the registrations before
+		// the returns.
+		{"fixes", "fixes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			results := analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, tt.pkg)
+			results := analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), metricleak.Analyzer, tt.pkg)
 			checkRelated(t, results)
 		})
 	}

@@ -30,9 +30,14 @@ type registration struct {
 	// empty when the registration is the call itself.
 	site string
 	// via is the callee with the registersFact, and owner the type of the
-	// value it handed back; both nil for a direct registration.
-	via   *types.Func
-	owner types.Type
+	// value it handed back, result i of the call; nil, nil and -1 for a
+	// direct registration.
+	via    *types.Func
+	owner  types.Type
+	result int
+	// arg is the index of the collector among the arguments of a
+	// MustRegister call, or -1.
+	arg int
 }
 
 // registrations lists the registrations in fn, in block order.
@@ -57,8 +62,12 @@ func (c *checker) registrationsAt(call *ssa.Call) []*registration {
 	recv, args := receiverAndArgs(call.Common())
 	if registererMethod(fn, "MustRegister") && len(args) == 1 {
 		var regs []*registration
-		for _, col := range varargs(args[0]) {
-			r := &registration{call: call, registerer: recv}
+		cols, spread := varargs(args[0])
+		for i, col := range cols {
+			r := &registration{call: call, registerer: recv, result: -1, arg: i}
+			if spread {
+				r.arg = -1
+			}
 			r.addCollectors([]ssa.Value{col})
 			if c.addRegisterer(r) {
 				regs = append(regs, r)
@@ -77,7 +86,7 @@ func (c *checker) registrationAt(call *ssa.Call) *registration {
 	common := call.Common()
 	fn := calleeFunc(common)
 	recv, args := receiverAndArgs(common)
-	r := &registration{call: call}
+	r := &registration{call: call, result: -1, arg: -1}
 	switch {
 	case fn == nil:
 		return nil
@@ -135,6 +144,7 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 		if v := result(r.call, fact.Result); v != nil {
 			r.seeds = append(r.seeds, v)
 			r.owner = v.Type()
+			r.result = fact.Result
 		}
 	}
 	return true
@@ -174,29 +184,42 @@ func (r *registration) siteString(pass *analysis.Pass) string {
 	return sitePos(pass, r.call.Pos())
 }
 
-// varargs returns the values passed in a variadic slice: the elements stored
-// into the array the compiler made for f(a, b), or the slice itself for f(s...).
-func varargs(slice ssa.Value) []ssa.Value {
+// varargs returns the values passed in a variadic slice, in order: the
+// elements stored into the array the compiler made for f(a, b). For
+// f(s...), or a slice it cannot follow, it returns the slice itself, and
+// spread.
+func varargs(slice ssa.Value) (vals []ssa.Value, spread bool) {
 	alloc, ok := root(slice).(*ssa.Alloc)
 	if !ok {
-		return []ssa.Value{slice}
+		return []ssa.Value{slice}, true
 	}
-	var vs []ssa.Value
+	byIndex := map[int64]ssa.Value{}
 	for _, ref := range referrers(alloc) {
 		ia, ok := ref.(*ssa.IndexAddr)
 		if !ok {
 			continue
 		}
+		k, ok := ia.Index.(*ssa.Const)
+		if !ok {
+			return []ssa.Value{slice}, true
+		}
 		for _, use := range referrers(ia) {
 			if st, ok := use.(*ssa.Store); ok && st.Addr == ia {
-				vs = append(vs, st.Val)
+				byIndex[k.Int64()] = st.Val
 			}
 		}
 	}
-	if len(vs) == 0 {
-		return []ssa.Value{slice}
+	for i := range int64(len(byIndex)) {
+		v, ok := byIndex[i]
+		if !ok {
+			return []ssa.Value{slice}, true
+		}
+		vals = append(vals, v)
 	}
-	return vs
+	if len(vals) == 0 {
+		return []ssa.Value{slice}, true
+	}
+	return vals, false
 }
 
 // result returns the value of result i of call: the call itself for a single

@@ -27,6 +27,9 @@ func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
 			Message: "this return leaves the same registrations behind",
 		})
 	}
+	if fix := c.suggestFix(fn, l); fix != nil {
+		d.SuggestedFixes = []analysis.SuggestedFix{*fix}
+	}
 	c.report(d)
 }
 

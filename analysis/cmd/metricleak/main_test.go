@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -55,6 +56,42 @@ func TestCommand(t *testing.T) {
 		out, code := run(t, filepath.Join(testdata, "src"), gopathEnv(testdata), "go", "vet", "-vettool="+bin, "mirror")
 		if code == 0 || !strings.Contains(out, report) {
 			t.Errorf("go vet -vettool: exit status %d, want non-zero; output:\n%s", code, out)
+		}
+	})
+	// With -fix, it applies the suggested fixes, silently: the result is
+	// the golden file, builds, and leaves only the leaks without a fix.
+	t.Run("fix", func(t *testing.T) {
+		gopath := t.TempDir()
+		if err := os.CopyFS(gopath, os.DirFS(testdata)); err != nil {
+			t.Fatal(err)
+		}
+		src := filepath.Join(gopath, "src")
+		pkgs := []string{"fixes", "mirror", "direct", "promautocase", "handon", "onereport"}
+		if out, code := run(t, src, gopathEnv(gopath), bin, append([]string{"-fix"}, pkgs...)...); code != 0 || out != "" {
+			t.Fatalf("metricleak -fix: exit status %d, want 0 and no output; output:\n%s", code, out)
+		}
+		for _, p := range pkgs {
+			file := filepath.Join(p, p+".go")
+			got, err := os.ReadFile(filepath.Join(src, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(testdata, "src", file+".golden"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s after metricleak -fix differs from %s.golden:\n%s", file, file, got)
+			}
+		}
+		if out, code := run(t, src, gopathEnv(gopath), "go", append([]string{"vet"}, pkgs...)...); code != 0 {
+			t.Fatalf("go vet on the fixed packages: exit status %d:\n%s", code, out)
+		}
+		out, _ := run(t, src, gopathEnv(gopath), bin, "fixes")
+		for _, fixed := range []string{"(via kube.NewAPI) stay registered when this or 2 other returns", "requests_total and up", "ready and starts_total"} {
+			if strings.Contains(out, fixed) {
+				t.Errorf("after -fix, still reported: %q in\n%s", fixed, out)
+			}
 		}
 	})
 }

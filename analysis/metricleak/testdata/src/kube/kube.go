@@ -54,6 +54,9 @@ func (api *API) ServerVersion() (string, error) {
 	return "v1.29.0", nil
 }
 
+// Ready reports whether the informers have synced.
+func (api *API) Ready() bool { return len(api.gauges) > 0 }
+
 // Interface is how some callers see the API.
 type Interface interface {
 	Sync() error

@@ -1,0 +1,535 @@
+package metricleak
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/printer"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/astutil"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// suggestFix returns a fix for the leak l in fn, or nil. The fix inserts,
+// before each return that leaves the registrations behind, the calls that
+// undo them:
+//
+//	if err := connect(); err != nil {
+//		remoteAPI.UnregisterGauges()
+//		return nil, err
+//	}
+//
+// It is offered only for the plain cases, where every undo is known and can
+// be written, and every one of those returns surely gives an error, so that
+// the inserted calls never run on success:
+//
+//   - a collector given to Register or MustRegister, held in a variable,
+//     is unregistered from the registerer it went through, also held in a
+//     variable: reg.Unregister(c);
+//   - a collector made by promauto, assigned to a variable, is unregistered
+//     from the registerer given to promauto.With, or from the default
+//     registry with prometheus.Unregister;
+//   - a value a callee handed back with its registrations, assigned to a
+//     variable, has a method without arguments that an unregistersFact
+//     says undoes them, called where the callee is known to have succeeded:
+//     api.UnregisterGauges().
+//
+// A return surely gives an error when it returns an error it has just
+// tested against nil, a new error made by errors.New or fmt.Errorf, a
+// value of a concrete type, or a package's error variable.
+//
+// Inserting before the returns, rather than deferring an undo guarded on
+// the error right after the registration, is how a maintainer fixes this by
+// hand (as linkerd2 did): the undo sits beside the failure it handles, and
+// neither the signature (a deferred guard needs a named error result) nor
+// the meaning of a shadowed err changes.
+func (c *checker) suggestFix(fn *ssa.Function, l *leak) *analysis.SuggestedFix {
+	f := c.fileOf(fn.Pos())
+	if f == nil || scopeRegistration(l) {
+		return nil
+	}
+	tf := c.pass.Fset.File(f.Pos())
+	if c.pass.ReadFile == nil || tf == nil {
+		return nil
+	}
+	src, err := c.pass.ReadFile(tf.Name())
+	if err != nil || len(src) != tf.Size() {
+		return nil // not the file that was parsed
+	}
+	counts := assignments(c.pass.TypesInfo, outermost(fn).Syntax())
+	var undos []*undo
+	for _, r := range slices.Backward(l.regs) {
+		u := c.undoOf(f, counts, r)
+		if u == nil {
+			return nil
+		}
+		if !slices.ContainsFunc(undos, func(v *undo) bool { return v.text == u.text }) {
+			undos = append(undos, u)
+		}
+	}
+	fix := &analysis.SuggestedFix{}
+	for _, ret := range l.rets {
+		if !ret.Pos().IsValid() || !c.surelyFails(ret) {
+			return nil
+		}
+		var text []string
+		for _, u := range undos {
+			if !u.usableAt(c.pass.TypesInfo, f, ret) {
+				return nil
+			}
+			text = append(text, u.text)
+		}
+		pos := ret.Pos()
+		lineStart := tf.LineStart(tf.Line(pos))
+		indent := src[tf.Offset(lineStart):tf.Offset(pos)]
+		if len(bytes.TrimSpace(indent)) != 0 {
+			return nil // the return shares its line, which gofmt never leaves so
+		}
+		var b strings.Builder
+		for _, t := range text {
+			b.WriteString(t + "\n" + string(indent))
+		}
+		fix.TextEdits = append(fix.TextEdits, analysis.TextEdit{Pos: pos, End: pos, NewText: []byte(b.String())})
+	}
+	var calls []string
+	for _, u := range undos {
+		calls = append(calls, u.text)
+	}
+	fix.Message = fmt.Sprintf("Call %s before returning", strings.Join(calls, " and "))
+	return fix
+}
+
+// scopeRegistration reports whether some registration of l went through a
+// promscope scope: closing the scope is the fix, best done by a deferred
+// lifecycle.CloseOnError, which the message says.
+func scopeRegistration(l *leak) bool {
+	return slices.ContainsFunc(l.regs, func(r *registration) bool { return r.scope })
+}
+
+// An undo is a call that undoes one registration, as source text, and the
+// variables it names, each of which must be visible, and hold the same
+// value, where the call is inserted.
+type undo struct {
+	text string
+	vars []*ast.Ident
+	// succeeded, if set, is the error of the registering call, which must
+	// be known nil where the undo is inserted: a callee that failed handed
+	// back no value to call the method on. owner, if set, is that value,
+	// which must not be known nil there.
+	succeeded, owner ssa.Value
+}
+
+// usableAt reports whether each identifier u names denotes, at ret, the
+// same object as where the registration was made, and the registering call
+// is known to have succeeded there if it must be, with a value that is not
+// known to be nil.
+func (u *undo) usableAt(info *types.Info, f *ast.File, ret *ssa.Return) bool {
+	scope := info.Scopes[f].Innermost(ret.Pos())
+	if scope == nil {
+		return false
+	}
+	if u.succeeded != nil && !testedAt(ret.Block(), u.succeeded, token.EQL) {
+		return false
+	}
+	if u.owner != nil && testedAt(ret.Block(), u.owner, token.EQL) {
+		return false
+	}
+	for _, id := range u.vars {
+		_, obj := scope.LookupParent(id.Name, ret.Pos())
+		if obj == nil || obj != info.ObjectOf(id) {
+			return false
+		}
+	}
+	return true
+}
+
+// undoOf returns the call that undoes r, or nil if there is no plain one.
+func (c *checker) undoOf(f *ast.File, counts map[types.Object]int, r *registration) *undo {
+	call := callAt(f, r.call.Pos())
+	if call == nil {
+		return nil
+	}
+	fn := calleeFunc(r.call.Common())
+	sel, _ := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	switch {
+	case r.via != nil:
+		return c.methodUndo(f, counts, r, call)
+	case sel == nil:
+		return nil
+	case registererMethod(fn, "Register") || registererMethod(fn, "MustRegister"):
+		var col ast.Expr
+		switch {
+		case call.Ellipsis.IsValid():
+			return nil
+		case registererMethod(fn, "Register") && len(call.Args) == 1:
+			col = call.Args[0]
+		case r.arg >= 0 && r.arg < len(call.Args):
+			col = call.Args[r.arg]
+		default:
+			return nil
+		}
+		if !stable(c.pass.TypesInfo, counts, col) {
+			return nil
+		}
+		if fn.Signature().Recv() == nil { // prometheus.MustRegister: the default registry
+			return c.unregisterCall(counts, sel.X, "Unregister", col, true)
+		}
+		return c.unregisterCall(counts, sel.X, "Unregister", col, false)
+	case isFunc(fn, promautoPath, fn.Name()):
+		pkg := c.importName(f, prometheusPath)
+		if pkg == "" {
+			return nil
+		}
+		col := assignedTo(f, call, 0)
+		if col == nil || !stableAssigned(c.pass.TypesInfo, counts, col) {
+			return nil
+		}
+		return c.unregisterCall(counts, ast.NewIdent(pkg), "Unregister", col, true)
+	case isMethod(fn, promautoPath, "Factory", fn.Name()):
+		reg := c.factoryArg(f, counts, sel.X)
+		col := assignedTo(f, call, 0)
+		if reg == nil || col == nil || !stableAssigned(c.pass.TypesInfo, counts, col) {
+			return nil
+		}
+		return c.unregisterCall(counts, reg, "Unregister", col, false)
+	}
+	return nil
+}
+
+// methodUndo returns the call of the undo method of the value a callee
+// handed back, where the callee's failure has been ruled out.
+func (c *checker) methodUndo(f *ast.File, counts map[types.Object]int, r *registration, call *ast.CallExpr) *undo {
+	m := c.undoMethod(r)
+	if m == nil || r.result < 0 {
+		return nil
+	}
+	owner := assignedTo(f, call, r.result)
+	if owner == nil || !stableAssigned(c.pass.TypesInfo, counts, owner) {
+		return nil
+	}
+	if failureResult(r.call.Type()) >= 0 && r.err == nil {
+		return nil // its failure is not checked
+	}
+	id, vars := exprText(c.pass, owner)
+	return &undo{text: id + "." + m.Name() + "()", vars: vars, succeeded: r.err, owner: result(r.call, r.result)}
+}
+
+// unregisterCall returns the undo recv.method(col), where recv is a
+// package name if pkg is set. The caller has checked col.
+func (c *checker) unregisterCall(counts map[types.Object]int, recv ast.Expr, method string, col ast.Expr, pkg bool) *undo {
+	if !pkg && !stable(c.pass.TypesInfo, counts, recv) {
+		return nil
+	}
+	recvText, recvVars := exprText(c.pass, recv)
+	colText, colVars := exprText(c.pass, col)
+	if pkg {
+		recvVars = nil
+	}
+	return &undo{text: fmt.Sprintf("%s.%s(%s)", recvText, method, colText), vars: append(recvVars, colVars...)}
+}
+
+// factoryArg returns the registerer given to promauto.With for the factory
+// x: promauto.With(reg) itself, or a variable assigned it once.
+func (c *checker) factoryArg(f *ast.File, counts map[types.Object]int, x ast.Expr) ast.Expr {
+	x = ast.Unparen(x)
+	if id, ok := x.(*ast.Ident); ok {
+		obj := c.pass.TypesInfo.Uses[id]
+		if obj == nil || counts[obj] != 1 {
+			return nil
+		}
+		x = definition(f, c.pass.TypesInfo, obj)
+		if x == nil {
+			return nil
+		}
+	}
+	with, ok := x.(*ast.CallExpr)
+	if !ok || len(with.Args) != 1 {
+		return nil
+	}
+	if fn, ok := typeutil.Callee(c.pass.TypesInfo, with).(*types.Func); !ok || !isFunc(fn, promautoPath, "With") {
+		return nil
+	}
+	return with.Args[0]
+}
+
+// surelyFails reports whether the error ret returns is never nil.
+func (c *checker) surelyFails(ret *ssa.Return) bool {
+	i := errorResult(ret.Parent().Signature.Results())
+	if i < 0 {
+		return false
+	}
+	v := ret.Results[i]
+	switch x := v.(type) {
+	case *ssa.MakeInterface:
+		return true
+	case *ssa.UnOp:
+		g, ok := x.X.(*ssa.Global)
+		return ok && x.Op == token.MUL && isErrorType(typeDeref(g.Type()))
+	case *ssa.Call:
+		fn := calleeFunc(x.Common())
+		if isFunc(fn, "errors", "New") || isFunc(fn, "fmt", "Errorf") {
+			return true
+		}
+	}
+	return testedAt(ret.Block(), v, token.NEQ)
+}
+
+// testedAt reports whether every path to b passes a branch on v compared
+// with nil where the comparison op holds: a block that dominates b has a
+// single predecessor, which ends in that branch and enters it by the edge
+// where op holds.
+func testedAt(b *ssa.BasicBlock, v ssa.Value, op token.Token) bool {
+	for a := b; a != nil && a.Idom() != nil; a = a.Idom() {
+		p := a.Idom()
+		if len(a.Preds) != 1 || a.Preds[0] != p || len(p.Instrs) == 0 {
+			continue
+		}
+		branch, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		cmp, ok := branch.Cond.(*ssa.BinOp)
+		if !ok || cmp.Op != token.EQL && cmp.Op != token.NEQ {
+			continue
+		}
+		x, y := cmp.X, cmp.Y
+		if isNil(x) {
+			x, y = y, x
+		}
+		if x != v || !isNil(y) {
+			continue
+		}
+		taken := p.Succs[0] == a // the true branch
+		if taken == (cmp.Op == op) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileOf returns the file of the package that holds pos.
+func (c *checker) fileOf(pos token.Pos) *ast.File {
+	for _, f := range c.pass.Files {
+		if f.FileStart <= pos && pos <= f.FileEnd {
+			return f
+		}
+	}
+	return nil
+}
+
+// callAt returns the call expression whose opening parenthesis is at lparen.
+func callAt(f *ast.File, lparen token.Pos) *ast.CallExpr {
+	path, _ := astutil.PathEnclosingInterval(f, lparen, lparen)
+	for _, n := range path {
+		if call, ok := n.(*ast.CallExpr); ok && call.Lparen == lparen {
+			return call
+		}
+	}
+	return nil
+}
+
+// assignedTo returns the variable that result i of call is assigned to, in
+// an assignment or declaration of which call is the only value; nil if
+// there is none, or it is the blank identifier.
+func assignedTo(f *ast.File, call *ast.CallExpr, i int) ast.Expr {
+	path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
+	for len(path) > 0 && path[0] != call {
+		path = path[1:]
+	}
+	if len(path) < 2 {
+		return nil
+	}
+	var lhs []ast.Expr
+	switch parent := path[1].(type) {
+	case *ast.AssignStmt:
+		if len(parent.Rhs) != 1 || parent.Rhs[0] != call {
+			return nil
+		}
+		lhs = parent.Lhs
+	case *ast.ValueSpec:
+		if len(parent.Values) != 1 || parent.Values[0] != call {
+			return nil
+		}
+		for _, n := range parent.Names {
+			lhs = append(lhs, n)
+		}
+	default:
+		return nil
+	}
+	if i >= len(lhs) {
+		return nil
+	}
+	if id, ok := lhs[i].(*ast.Ident); ok && id.Name == "_" {
+		return nil
+	}
+	return lhs[i]
+}
+
+// definition returns the value a local variable was declared with, or nil.
+func definition(f *ast.File, info *types.Info, obj types.Object) ast.Expr {
+	path, _ := astutil.PathEnclosingInterval(f, obj.Pos(), obj.Pos())
+	for _, n := range path {
+		switch d := n.(type) {
+		case *ast.AssignStmt:
+			if len(d.Lhs) == len(d.Rhs) {
+				for i, l := range d.Lhs {
+					if id, ok := l.(*ast.Ident); ok && info.Defs[id] == obj {
+						return d.Rhs[i]
+					}
+				}
+			}
+			return nil
+		case *ast.ValueSpec:
+			if len(d.Names) == len(d.Values) {
+				for i, id := range d.Names {
+					if info.Defs[id] == obj {
+						return d.Values[i]
+					}
+				}
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// stable reports whether x is a variable, or a field of one, whose value
+// is the same wherever it can be named: a parameter never assigned, a local
+// variable assigned only where it is declared, or a package variable; the
+// fields on the way must not be assigned in the function either.
+func stable(info *types.Info, counts map[types.Object]int, x ast.Expr) bool {
+	for {
+		switch e := ast.Unparen(x).(type) {
+		case *ast.Ident:
+			v, ok := info.ObjectOf(e).(*types.Var)
+			switch {
+			case !ok:
+				return false
+			case v.Parent() != nil && v.Parent() == v.Pkg().Scope():
+				return true // a package variable
+			case v.Kind() == types.ParamVar || v.Kind() == types.RecvVar:
+				return counts[v] == 0
+			}
+			return counts[v] == 1
+		case *ast.SelectorExpr:
+			if sel := info.Selections[e]; sel != nil {
+				if sel.Kind() != types.FieldVal || counts[sel.Obj()] != 0 {
+					return false
+				}
+				x = e.X
+				continue
+			}
+			// A qualified identifier, pkg.Var.
+			_, ok := info.Uses[e.Sel].(*types.Var)
+			return ok
+		default:
+			return false
+		}
+	}
+}
+
+// stableAssigned is stable for x, the variable or field that the
+// registering call's result is assigned to: that assignment is allowed.
+func stableAssigned(info *types.Info, counts map[types.Object]int, x ast.Expr) bool {
+	if e, ok := ast.Unparen(x).(*ast.SelectorExpr); ok {
+		if sel := info.Selections[e]; sel != nil && sel.Kind() == types.FieldVal {
+			return counts[sel.Obj()] == 1 && stable(info, counts, e.X)
+		}
+	}
+	return stable(info, counts, x)
+}
+
+// assignments counts, for each variable and field, the statements of body
+// that assign it, a declaration with a value counting as one; a variable
+// whose address is taken counts as assigned many times.
+func assignments(info *types.Info, body ast.Node) map[types.Object]int {
+	counts := map[types.Object]int{}
+	lhs := func(x ast.Expr, n int) {
+		switch e := ast.Unparen(x).(type) {
+		case *ast.Ident:
+			if obj := info.ObjectOf(e); obj != nil {
+				counts[obj] += n
+			}
+		case *ast.SelectorExpr:
+			if obj := info.ObjectOf(e.Sel); obj != nil {
+				counts[obj] += n
+			}
+		}
+	}
+	if body == nil {
+		return counts
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch s := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range s.Lhs {
+				lhs(l, 1)
+			}
+		case *ast.IncDecStmt:
+			lhs(s.X, 1)
+		case *ast.RangeStmt:
+			if s.Key != nil {
+				lhs(s.Key, 2)
+			}
+			if s.Value != nil {
+				lhs(s.Value, 2)
+			}
+		case *ast.ValueSpec:
+			for _, id := range s.Names {
+				lhs(id, 1)
+			}
+		case *ast.UnaryExpr:
+			if s.Op == token.AND {
+				lhs(s.X, 2)
+			}
+		}
+		return true
+	})
+	return counts
+}
+
+// exprText returns the source text of x, a variable or a selector chain,
+// and the identifier it starts with, when that is a variable.
+func exprText(pass *analysis.Pass, x ast.Expr) (string, []*ast.Ident) {
+	var b bytes.Buffer
+	_ = printer.Fprint(&b, pass.Fset, x)
+	for {
+		switch e := ast.Unparen(x).(type) {
+		case *ast.SelectorExpr:
+			x = e.X
+			continue
+		case *ast.Ident:
+			if _, ok := pass.TypesInfo.ObjectOf(e).(*types.Var); ok {
+				return b.String(), []*ast.Ident{e}
+			}
+		}
+		return b.String(), nil
+	}
+}
+
+// importName returns the name under which f imports path, or "".
+func (c *checker) importName(f *ast.File, path string) string {
+	for _, spec := range f.Imports {
+		if pn := c.pass.TypesInfo.PkgNameOf(spec); pn != nil && pkgPath(pn.Imported()) == path {
+			if pn.Name() == "_" || pn.Name() == "." {
+				return ""
+			}
+			return pn.Name()
+		}
+	}
+	return ""
+}
+
+// outermost returns the function fn is a closure within, or fn.
+func outermost(fn *ssa.Function) *ssa.Function {
+	for fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	return fn
+}

@@ -1,0 +1,167 @@
+// Package fixes has the leaks whose fix is plain, which the analyzer
+// suggests (fixes.go.golden is this file after them), and those it leaves
+// to the maintainer.
+package fixes
+
+import (
+	"errors"
+	"fmt"
+
+	prom "github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"kube"
+)
+
+var errFailed = errors.New("failed")
+
+type Watcher struct{ api *kube.API }
+
+// newWatcher is the original bug: the fix calls the method that undoes
+// what kube.NewAPI registered, on every error return after it.
+func newWatcher(reg prom.Registerer, connect, sync func() error) (*Watcher, error) {
+	remoteAPI, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		return nil, fmt.Errorf("connect: %w", err) // want `\(via kube\.NewAPI\) stay registered when this or 2 other returns give an error: unregister them, or call \(\*API\)\.UnregisterGauges, before returning`
+	}
+	if err := sync(); err != nil {
+		return nil, err // related
+	}
+	if !remoteAPI.Ready() {
+		return nil, errFailed // related
+	}
+	return &Watcher{api: remoteAPI}, nil
+}
+
+type metrics struct {
+	reg prom.Registerer
+	up  prom.Gauge
+}
+
+func newMetrics(reg prom.Registerer) *metrics {
+	m := &metrics{reg: reg, up: prom.NewGauge(prom.GaugeOpts{Name: "server_up"})}
+	reg.MustRegister(m.up)
+	return m
+}
+
+// Unregister undoes newMetrics.
+func (m *metrics) Unregister() { m.reg.Unregister(m.up) } // want Unregister:"unregisters"
+
+type server struct{ metrics *metrics }
+
+// newServer keeps its metrics in a field of the server it makes, as
+// Prometheus's write log does: the fix calls the undo method through it.
+func newServer(reg prom.Registerer, open func() error) (*server, error) {
+	s := &server{}
+	s.metrics = newMetrics(reg)
+	if err := open(); err != nil {
+		return nil, fmt.Errorf("open: %w", err) // want `^server_up registered at fixes\.go:\d+ \(via newMetrics\) stays registered when this returns an error: unregister it, or call \(\*metrics\)\.Unregister, before returning$`
+	}
+	return s, nil
+}
+
+// collectors registers two collectors: the fix unregisters both, the last
+// registered first, from the registerer they went through.
+func collectors(reg prom.Registerer, connect func() error) error {
+	requests := prom.NewCounter(prom.CounterOpts{Name: "requests_total"})
+	wrapped := prom.WrapRegistererWithPrefix("app_", reg)
+	wrapped.MustRegister(requests)
+	up := promauto.With(reg).NewGauge(prom.GaugeOpts{Name: "up"})
+	if err := connect(); err != nil {
+		return err // want `^requests_total and up registered at fixes\.go:\d+ and 1 other place stay registered`
+	}
+	up.Set(1)
+	return nil
+}
+
+// defaultRegistry registers on the default registry, through promauto: the
+// fix names the prometheus package as this file imports it.
+func defaultRegistry(connect func() error) (prom.Gauge, error) {
+	factory := promauto.With(prom.DefaultRegisterer)
+	g := factory.NewGauge(prom.GaugeOpts{Name: "ready"})
+	c := promauto.NewCounter(prom.CounterOpts{Name: "starts_total"})
+	if err := connect(); err != nil {
+		return nil, err // want `^ready and starts_total registered at fixes\.go:\d+ and 1 other place stay registered`
+	}
+	c.Inc()
+	return g, nil
+}
+
+// mayReturnNil returns an error that may be nil: an undo there would run
+// on success too, so there is no fix.
+func mayReturnNil(reg prom.Registerer, connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "connected"})
+	reg.MustRegister(g)
+	return connect() // want `^connected registered at fixes\.go:\d+ stays registered`
+}
+
+// unnamed registers a collector held in no variable: no fix.
+func unnamed(reg prom.Registerer, connect func() error) error {
+	reg.MustRegister(prom.NewGauge(prom.GaugeOpts{Name: "unnamed"}))
+	if err := connect(); err != nil {
+		return err // want `^unnamed registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}
+
+// reassigned assigns the collector's variable again: no fix.
+func reassigned(reg prom.Registerer, connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "first"})
+	reg.MustRegister(g)
+	g = prom.NewGauge(prom.GaugeOpts{Name: "second"})
+	if err := connect(); err != nil {
+		return err // want `^first registered at fixes\.go:\d+ stays registered`
+	}
+	g.Set(1)
+	return nil
+}
+
+// shadowed returns where the registerer's name means another variable:
+// no fix.
+func shadowed(reg prom.Registerer, other prom.Registerer, connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "shadowed"})
+	reg.MustRegister(g)
+	if reg := other; reg != nil {
+		return errFailed // want `^shadowed registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}
+
+// nilOwner returns where the API is known to be nil: calling its method
+// could panic, so there is no fix.
+func nilOwner(reg prom.Registerer, connect func() error) (*Watcher, error) {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	if api == nil {
+		return nil, errFailed // want `\(via kube\.NewAPI\) stay registered`
+	}
+	return &Watcher{api: api}, connect()
+}
+
+// unchecked ignores kube.NewAPI's error: the API may be nil, and calling
+// its method could panic, so there is no fix.
+func unchecked(reg prom.Registerer, connect func() error) (*Watcher, error) {
+	api, _ := kube.NewAPI(reg)
+	if err := connect(); err != nil {
+		return nil, err // want `\(via kube\.NewAPI\) stay registered`
+	}
+	return &Watcher{api: api}, nil
+}
+
+// throughInterface holds an interface, whose methods are not known to
+// unregister: no fix.
+func throughInterface(reg prom.Registerer, connect func() error) (kube.Interface, error) {
+	api, err := kube.NewInterface(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		return nil, err // want `\(via kube\.NewInterface\) stay registered when this returns an error: unregister them before returning$`
+	}
+	return api, nil
+}

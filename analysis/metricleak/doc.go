@@ -9,7 +9,7 @@
 // has no value to unregister through. The metrics stay in the registry, a
 // GaugeFunc keeps the failed component reachable, and the next attempt fails
 // with "duplicate metrics collector registration attempted". The analyzer
-// reports the return statement where this happens:
+// reports the first return where this happens:
 //
 //	func NewWatcher(reg prometheus.Registerer) (*Watcher, error) {
 //		api, err := kube.NewAPI(reg) // registers gauges, hands them back in api
@@ -19,18 +19,21 @@
 //		if err := connect(); err != nil {
 //			return nil, err // reported
 //		}
+//		if err := sync(); err != nil {
+//			return nil, err // listed in the report
+//		}
 //		return &Watcher{api: api}, nil
 //	}
 //
 // with the message
 //
-//	service_cache_size registered at api.go:31 (via kube.NewAPI) stays
-//	registered when this returns an error: close its scope, or call
-//	(*API).UnregisterGauges, before returning
+//	service_cache_size and endpoints_cache_size registered at kube/api.go:31
+//	(via kube.NewAPI) stay registered when this or 1 other return gives an
+//	error: unregister them, or call (*API).UnregisterGauges, before returning
 //
-// The fix is to undo the registration on that path, or better, to register
-// through a promscope registry.Scope and close it with a deferred
-// lifecycle.CloseOnError.
+// and a suggested fix that calls api.UnregisterGauges() before both
+// returns. Registering through a promscope registry.Scope, closed by a
+// deferred lifecycle.CloseOnError, prevents the leak for good.
 //
 // # Rules
 //
@@ -79,7 +82,17 @@
 //     channel; starting a goroutine with it;
 //   - registering through a *registry.Scope the caller passed in, or
 //     registering a collector the caller passed in or a package variable
-//     holds: the caller, or the program, owns those.
+//     holds: the caller, or the program, owns those;
+//   - registering through a registerer parameter of an unexported function
+//     that is used only in calls, each of which passes it a scope (or a
+//     parameter of its own that is one): the constructor a lifecycle.Slot's
+//     build function calls with its scope.
+//
+// A function that stores the owner of a registration where it outlives the
+// call is not one that hands the registration to its caller, even if it
+// also returns the owner: a get-or-create method that keeps what it makes
+// in a map of its receiver, and returns it, gives its caller nothing to
+// undo.
 //
 // A registration whose registerer is nil (promauto.With(nil)) or a registry
 // the function made itself with prometheus.NewRegistry is not a leak: the
@@ -91,25 +104,102 @@
 // Register call whose error is tested for prometheus.AlreadyRegisteredError
 // is idempotent by design, and not tracked at all.
 //
+// A function whose error result is nil on every return (a constant nil, or
+// the error of a call to such a function) never fails, and carries a fact
+// that says so. A return of its error gives no error, and a branch taken
+// only when its error is not nil is never taken.
+//
 // Functions named init, the main function of a command, closures within
 // them and package-level variable initializers are not checked: what they
 // register lives as long as the process, and a failure there ends it.
+// Packages main are not checked at all unless the -commands flag is set:
+// the setup functions of a command end the process when they fail, so
+// their reports, though true, are harmless.
+//
+// # Reports
+//
+// A function gets one report for each set of registrations that some of
+// its returns leave behind, at the first of those returns in the source;
+// the others are the report's related positions, and the message counts
+// them. The message names up to five of the metrics (where their names are
+// constants) and how many more there are, where the first was registered (a
+// file of the package checked by its name, one of the same module by its
+// path in the module, others by the import path of their package, as in
+// github.com/org/repo/kube/api.go:31), the function it was registered
+// through, and what to do: close the scope the metrics went through, or
+// unregister them, or call a method of the value the callee handed back
+// that undoes what the callee registered. Only a method known by a fact to
+// unregister, and called without arguments, is named: a method of an
+// interface, of which nothing is known, never is.
+//
+// # Suggested fixes
+//
+// For the plain cases a report carries a fix that inserts, before each of
+// its returns, the calls that undo the registrations, as a maintainer does
+// by hand: reg.Unregister(c) for a collector held in a variable and
+// registered through a registerer held in one (prometheus.Unregister(c) for
+// the default registry, promauto's included), or api.UnregisterGauges() for
+// the value a callee handed back, when the method is known to unregister.
+// Inserting there, rather than deferring an undo guarded on the error right
+// after the registration, keeps the signature (a deferred guard needs a
+// named error result) and puts the undo beside the failure it handles.
+//
+// A fix is offered only if every return of the report surely gives an
+// error (it returns an error it has just tested against nil, a new error
+// from errors.New or fmt.Errorf, a value of a concrete type, or a package's
+// error variable), so that the undo never runs on success; every variable
+// the undo names is the same variable there, assigned only where it is
+// declared (or never, for a parameter); and, for a method, the callee's
+// error was checked and its value is not known to be nil there. Scopes get
+// no fix: close them with a deferred lifecycle.CloseOnError. Run the
+// command with -fix to apply the fixes.
+//
+// # Suppressing a report
+//
+// Staticcheck's directives silence a report, each with a reason after the
+// check's name (metricleak, alone or in a comma-separated list of checks):
+//
+//	//lint:ignore metricleak the process exits when this fails
+//	return err
+//
+// on the line just before the reported return silences that report, the
+// related returns it lists included, and
+//
+//	//lint:file-ignore metricleak these tests leak on purpose
+//
+// anywhere in a file silences every report in the file. A directive without
+// a reason is not honoured, and is itself reported.
+//
+// # Internal errors
+//
+// A panic while analysing one function is reported as an internal error at
+// that function ("internal error: metricleak failed on F and skipped it"),
+// and the analysis goes on with the others. The function gets no other
+// report; if the panic came while its facts were computed, it gets no
+// facts either, and its callers see no registration through it.
+//
+// # Flags
+//
+// -commands checks packages main too.
 //
 // # Limitations
 //
 // The analysis follows values within one function and facts about callees
 // it can name statically. A callee reached through an interface or a
 // function value is unknown: passing an owner to it is neither undoing nor
-// handing it on, and registrations made through it are not seen. Facts are
-// not path-sensitive: a callee that registers only on some paths is taken
-// to register always, and one that keeps an argument, or starts a goroutine
-// holding it, hands it on even if it then fails.
+// handing it on, registrations made through it are not seen, and its error
+// may be anything. Facts are not path-sensitive: a callee that registers
+// only on some paths is taken to register always, and one that keeps an
+// argument, or starts a goroutine holding it, hands it on even if it then
+// fails. Facts are exported for the functions and methods with exported
+// names, the only ones another package can call.
 //
-// A registerer that is an interface parameter is taken not to be a scope,
-// even if the caller passes one; declare the parameter as *registry.Scope
-// to say that the caller owns what is registered. Collectors held in a
-// package variable, or in a field of the receiver, are taken to be owned by
-// the program or the receiver, so registering them and failing is not
+// A registerer that is an interface parameter of an exported function, or
+// of any function used as a value, is taken not to be a scope, even if the
+// caller passes one; declare the parameter as *registry.Scope to say that
+// the caller owns what is registered. Collectors held in a package
+// variable, or in a field of the receiver, are taken to be owned by the
+// program or the receiver, so registering them and failing is not
 // reported, though a retry may then fail with a duplicate registration; a
 // helper that returns package variables in a fresh slice hides them,
 // though, and registering those is reported.
@@ -120,12 +210,12 @@
 // parent of a prefixing or labelling wrapper the collector was registered
 // through, where client_golang finds nothing to remove.
 //
-// Whether the error on a path is nil is judged from constants and from the
-// check of the registering call's own error; a return of an error variable
-// that is nil on that path, but not visibly so, may be reported.
+// Whether the error on a path is nil is judged from constants, from
+// functions that never fail, and from the check of the registering call's
+// own error; a return of an error variable that is nil on that path, but
+// not visibly so, may be reported. A function that calls itself, or whose
+// named error result a deferred call may set, is taken to fail sometimes.
 //
-// Only the function main is exempt: the setup functions of a command, which
-// main calls and which end the process when they fail, are checked like any
-// other, and their reports, though true, are harmless; leave cmd/... out of
-// the run if they are noise.
+// A //lint:ignore on a related return, rather than on the reported one,
+// silences nothing.
 package metricleak

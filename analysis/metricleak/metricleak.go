@@ -1,6 +1,7 @@
 package metricleak
 
 import (
+	_ "embed"
 	"slices"
 	"strings"
 
@@ -9,9 +10,11 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
+//go:embed doc.go
+var docGo string
+
 // Analyzer reports returns of an error that leave metrics registered
-// earlier in the same call behind. See the package documentation for the
-// rules.
+// earlier in the same call behind. Its Doc is the package documentation.
 //
 // It has one flag, -commands: set it to check packages main too.
 var Analyzer = newAnalyzer()
@@ -26,15 +29,8 @@ type config struct {
 func newAnalyzer() *analysis.Analyzer {
 	cfg := new(config)
 	a := &analysis.Analyzer{
-		Name: "metricleak",
-		Doc: `report error returns that leave registered Prometheus metrics behind
-
-A function with an error result that registers metrics (Register,
-MustRegister, promauto, or a call to a function that registers and hands the
-registration back) and then returns a non-nil error without unregistering
-them, closing their scope, or handing their owner on, leaves them in the
-registry: the next attempt fails with a duplicate registration, and a
-GaugeFunc keeps the failed component alive.`,
+		Name:      "metricleak",
+		Doc:       packageDoc(docGo),
 		URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
 		Requires:  []*analysis.Analyzer{buildssa.Analyzer},
 		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact)},
@@ -42,6 +38,21 @@ GaugeFunc keeps the failed component alive.`,
 	}
 	a.Flags.BoolVar(&cfg.commands, "commands", false, "check packages main too (their setup ends the process when it fails, so they are skipped by default)")
 	return a
+}
+
+// packageDoc returns the package comment of doc.go as plain text, headed by
+// the one-line title an analyzer's Doc starts with.
+func packageDoc(src string) string {
+	var b strings.Builder
+	b.WriteString("report error returns that leave registered Prometheus metrics behind\n\n")
+	for line := range strings.Lines(src) {
+		if strings.HasPrefix(line, "package ") {
+			break
+		}
+		line = strings.TrimPrefix(line, "//")
+		b.WriteString(strings.TrimPrefix(line, " "))
+	}
+	return strings.TrimSpace(b.String())
 }
 
 func run(pass *analysis.Pass, cfg *config) (any, error) {

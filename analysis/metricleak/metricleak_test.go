@@ -157,3 +157,23 @@ type recorder []string
 func (r *recorder) Errorf(format string, args ...any) {
 	*r = append(*r, fmt.Sprintf(format, args...))
 }
+
+// TestDoc checks that the analyzer's Doc is its title followed by the
+// package documentation, as plain text.
+func TestDoc(t *testing.T) {
+	doc := metricleak.Analyzer.Doc
+	title, body, ok := strings.Cut(doc, "\n\n")
+	if !ok || title != "report error returns that leave registered Prometheus metrics behind" {
+		t.Errorf("Doc starts with %q, want the title and a blank line", title)
+	}
+	for _, want := range []string{"Package metricleak defines", "# Suppressing a report", "\t//lint:ignore metricleak the process exits when this fails"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("Doc lacks %q", want)
+		}
+	}
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "//") || strings.HasPrefix(line, "package ") {
+			t.Errorf("Doc has a line of Go source: %q", line)
+		}
+	}
+}

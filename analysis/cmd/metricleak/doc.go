@@ -11,6 +11,9 @@
 //	metricleak ./...
 //	go vet -vettool=$(which metricleak) ./...
 //
+// -fix applies the suggested fixes instead of printing the reports, and
+// -commands checks packages main too.
+//
 // It exits with status 3 when it reports something, 1 on an error, and 0
-// otherwise, as every command built on singlechecker does.
+// otherwise (after -fix too), as every command built on singlechecker does.
 package main

@@ -2,7 +2,10 @@ module github.com/promscope/promscope/analysis
 
 go 1.26.0
 
-require golang.org/x/tools v0.42.0
+require (
+	github.com/golangci/plugin-module-register v0.1.2
+	golang.org/x/tools v0.42.0
+)
 
 require (
 	golang.org/x/mod v0.34.0 // indirect

@@ -48,7 +48,12 @@
 // own flags, as the metricleak command takes it but without the dash (the
 // error for an unknown key lists them); each value is given to the flag as
 // a command line would give it, so a boolean flag takes true or false. A
-// flag that is not set keeps its default.
+// flag that is not set keeps its default. To check package main too:
+//
+//	metricleak:
+//	  type: module
+//	  settings:
+//	    commands: true
 //
 // # Errors
 //

@@ -35,6 +35,9 @@ func (rt *root) add(r *record) error {
 	held := r.held()
 	for range 2 {
 		err := rt.reg.Register(held)
+		if err == nil {
+			return nil
+		}
 		are, ok := asAlreadyRegistered(err)
 		if !ok {
 			return err

@@ -11,7 +11,7 @@
 // with "duplicate metrics collector registration attempted". The analyzer
 // reports the first return where this happens:
 //
-//	func NewWatcher(reg prometheus.Registerer) (*Watcher, error) {
+//	func NewServiceMirror(reg prometheus.Registerer) (*Mirror, error) {
 //		api, err := kube.NewAPI(reg) // registers gauges, hands them back in api
 //		if err != nil {
 //			return nil, err
@@ -22,7 +22,7 @@
 //		if err := sync(); err != nil {
 //			return nil, err // listed in the report
 //		}
-//		return &Watcher{api: api}, nil
+//		return &Mirror{api: api}, nil
 //	}
 //
 // with the message

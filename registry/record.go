@@ -62,15 +62,6 @@ func (r *record) silence() {
 	}
 }
 
-// owner returns the record whose collector w stands for, or nil once its
-// scope has taken it back.
-func (w *viewed) owner() *record {
-	if b := w.live.Load(); b != nil {
-		return b.r
-	}
-	return nil
-}
-
 // standsFor reports whether the parent, naming existing as the holder of r's
 // identity, means a registration of r's scope of r's collector: r's own, or
 // a record of the same collector that the scope made again after somebody
@@ -133,6 +124,15 @@ func newViewed(r *record, v *view) *viewed {
 	}
 	w.live.Store(b)
 	return w
+}
+
+// owner returns the record whose collector w stands for, or nil once its
+// scope has taken it back.
+func (w *viewed) owner() *record {
+	if b := w.live.Load(); b != nil {
+		return b.r
+	}
+	return nil
 }
 
 func (w *viewed) Describe(ch chan<- *prometheus.Desc) {

@@ -1,6 +1,6 @@
 # Targets for local work; .ci/run runs the same checks on a clean machine.
 GOLANGCI_LINT ?= go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
-BENCH_COUNT ?= 10
+BENCH_COUNT ?= 8
 BENCHSTAT ?= go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME ?= 60s
 
@@ -31,14 +31,18 @@ bench:
 	go test -run 'Soak$$' -v ./registry -soak
 
 # benchstat reads bench.txt: each raw baseline beside its scope variant; a
-# component's scope nested in a program scope beside one on the registry;
-# with and without leak reports; Close per collector at n=100 beside
-# n=10000; a registry's Gather after 100,000 recycled unchecked collectors.
+# component's scope nested in a program scope beside one on the registry,
+# and one made through a wrapper of the program scope beside a Child; with
+# and without leak reports; Close per collector at n=100 beside n=10000; a
+# registry of 10,000 scopes; a registry's Gather after 100,000 recycled
+# unchecked collectors.
 benchstat:
-	$(BENCHSTAT) -filter '-.name:/^(CloseScaling|RegisterCloseNested|RegisterCloseLeakReport|GatherAfterUncheckedRecycles)$$/' -col /impl bench.txt
+	$(BENCHSTAT) -filter '-.name:/^(CloseScaling|RegisterCloseNested|RegisterCloseWrapped|RegisterCloseLeakReport|GatherScopes|GatherAfterUncheckedRecycles)$$/' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:RegisterCloseNested' -col /impl bench.txt
+	$(BENCHSTAT) -filter '.name:RegisterCloseWrapped' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:RegisterCloseLeakReport' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:CloseScaling' -row /scope -col /n bench.txt
+	$(BENCHSTAT) -filter '.name:GatherScopes' -row /shape -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:GatherAfterUncheckedRecycles' -col /shape bench.txt
 
 cover:

@@ -33,8 +33,8 @@ func TestReadme(t *testing.T) {
 
 func TestSnippets(t *testing.T) {
 	// Every Go snippet of a Markdown file or a package comment is, line by
-	// line, code of a _test.go file of the module, which go test
-	// compiles; a line "..." stands for any lines.
+	// line, code of a Go file of the module, which go test compiles; a line
+	// "..." stands for any lines.
 	code := testFiles(t)
 	for file, snippets := range snippets(t) {
 		for i, snippet := range snippets {
@@ -119,12 +119,12 @@ func files(t *testing.T, suffix string) []string {
 	return out
 }
 
-// testFiles returns the lines of every _test.go file of the library
-// module, trimmed, without blank lines.
+// testFiles returns the lines of every Go file of the library module,
+// trimmed, without blank lines.
 func testFiles(t *testing.T) [][]string {
 	t.Helper()
 	var out [][]string
-	for _, file := range files(t, "_test.go") {
+	for _, file := range files(t, ".go") {
 		text, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

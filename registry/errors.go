@@ -89,36 +89,40 @@ func asAlreadyRegistered(err error) (prometheus.AlreadyRegisteredError, bool) {
 // AlreadyRegisteredError: it says who holds the metric, and wraps the error.
 type collisionError struct {
 	metrics []string
-	holder  string // the String of the scope holding it; "" if none of the tree does
-	scoped  bool   // whether a scope of the tree holds it
+	holder  *node // the scope of the tree holding it; nil if none does
 	err     error
 }
 
 func (e *collisionError) Error() string {
 	who := "outside this scope's tree"
-	if e.scoped {
+	switch {
+	case e.holder == nil:
+	case e.holder.str == "":
 		who = "by a scope with no name, labels or prefix"
-		if e.holder != "" {
-			who = "by scope " + e.holder
-		}
+	default:
+		who = "by scope " + e.holder.str
 	}
 	return fmt.Sprintf("registry: %s is already registered %s: %v", strings.Join(e.metrics, ", "), who, e.err)
 }
 
 func (e *collisionError) Unwrap() error { return e.err }
 
-// collision returns what MustRegister panics with for err: err itself, or,
-// for an AlreadyRegisteredError, a collisionError naming the scope of n's
-// tree that holds the existing collector.
-func (n *node) collision(err error) error {
-	are, ok := asAlreadyRegistered(err)
-	if !ok || are.ExistingCollector == nil {
+// collision returns what MustRegister panics with when registering c through
+// n failed with err: err itself, or, for an AlreadyRegisteredError, a
+// collisionError naming the scope of n's tree whose registration holds c's
+// identity as the parent sees it.
+func (n *node) collision(err error, c prometheus.Collector) error {
+	if _, ok := asAlreadyRegistered(err); !ok {
 		return err
 	}
-	e := &collisionError{metrics: describe.Names(describe.Descs(are.ExistingCollector)), err: err}
+	ds, _ := appendDescs(nil, c)
+	if n.view != nil {
+		ds = n.view.wrapDescs(nil, ds)
+	}
+	e := &collisionError{metrics: describe.Names(ds), err: err}
 	for _, r := range n.root.top.appendRecords(nil) {
-		if sameCollector(r.c, are.ExistingCollector) {
-			e.holder, e.scoped = r.n.str, true
+		if !r.unchecked() && sameIdentity(r.parentDescs(), ds) {
+			e.holder = r.n
 			break
 		}
 	}

@@ -20,13 +20,21 @@ func (s *Scope) Gather() ([]*dto.MetricFamily, error) {
 	return reg.Gather()
 }
 
-// Describe sends the descriptors of everything s and the scopes nested in it
-// own, as the parent sees them. With Collect, it makes a Scope a
-// [prometheus.Collector], as a prometheus.Registry is one: package
-// registrytest uses it to find registrations that expose no series.
-// Registering a scope with another registry exposes its metrics there too.
+// Describe sends the descriptors of everything s and the scopes nested in
+// it own, as the parent sees them, or nothing if they own an unchecked
+// collector: a collector must describe all it collects or nothing. With
+// Collect, it makes a Scope a [prometheus.Collector], as a
+// prometheus.Registry is one: package registrytest uses it to find
+// registrations that expose no series. Registering a scope with another
+// registry exposes its metrics there too.
 func (s *Scope) Describe(ch chan<- *prometheus.Desc) {
-	for _, r := range s.records() {
+	rs := s.records()
+	for _, r := range rs {
+		if r.unchecked() {
+			return
+		}
+	}
+	for _, r := range rs {
 		(*question)(r).Describe(ch)
 	}
 }

@@ -51,15 +51,22 @@ func TestGather(t *testing.T) {
 	})
 
 	// A scope is a Collector: it describes and collects what it and its
-	// nested scopes own.
+	// nested scopes own, and describes nothing when one of them owns an
+	// unchecked collector, so that even a pedantic registry takes it.
 	t.Run("collector", func(t *testing.T) {
 		scope := registry.NewScope(nil, registry.WithPrefix("app_"))
-		scope.MustRegister(promtest.Gauge("a", 1), &promtest.Unchecked{Name: "u", Value: 2})
-		registry.NewScope(scope).MustRegister(promtest.CounterVec("b_total", "code"))
+		scope.MustRegister(promtest.Gauge("a", 1))
+		nested := registry.NewScope(scope)
+		nested.MustRegister(promtest.CounterVec("b_total", "code"))
 		if got := describe.Names(describe.Descs(scope)); !slices.Equal(got, []string{"app_a", "app_b_total"}) {
 			t.Errorf("Describe names %q", got)
 		}
-		elsewhere := prometheus.NewRegistry() // a pedantic one refuses what unchecked collectors collect through a checked one
+		u := &promtest.Unchecked{Name: "u", Value: 2}
+		nested.MustRegister(u)
+		if got := describe.Descs(scope); len(got) != 0 {
+			t.Errorf("Describe of a scope with an unchecked collector sends %v", got)
+		}
+		elsewhere := prometheus.NewPedanticRegistry()
 		elsewhere.MustRegister(scope)
 		promtest.Expose(t, elsewhere, "app_a{} 1", "app_u{} 2")
 	})

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -94,21 +95,27 @@ func unwrap(c prometheus.Collector) prometheus.Collector {
 }
 
 // sameCollector reports whether a and b are the same collector: the same
-// object, equal values, or two client_golang wrappers, however deeply
-// stacked, of the same collector with the same prefixes and labels (the
+// object, equal values, or the same collector behind client_golang wrappers
+// that add the same prefix and labels in all, however they are stacked (the
 // wrappers make a new value on every call, so an Unregister through them
-// never passes the value their Register did). It never panics, not even for
-// a comparable type whose values hold something unhashable, where == would.
+// never passes the value their Register did, and a wrapper that adds
+// nothing stands for what it wraps). It never panics, not even for a
+// comparable type whose values hold something unhashable, where == would.
 func sameCollector(a, b prometheus.Collector) bool {
 	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b))
 }
 
-// sameValue compares two values as sameCollector does: pointers by
-// identity, except pointers to client_golang wrappers, which are compared by
-// what they point to; structs and arrays element by element; maps entry by
-// entry; everything else as == would. Functions are equal only when both
-// are nil. Values of unexported fields are only read, never used.
+// sameValue compares two values as sameCollector does: client_golang
+// wrappers by what they wrap, with their prefixes and labels; other
+// pointers by identity; structs, arrays and slices element by element; maps
+// entry by entry; everything else as == would. Functions are equal only
+// when both are nil. Values of unexported fields are only read, never used.
 func sameValue(a, b reflect.Value) bool {
+	a, pa, la := peel(a)
+	b, pb, lb := peel(b)
+	if pa != pb || !maps.Equal(la, lb) {
+		return false
+	}
 	if a.IsValid() != b.IsValid() || a.IsValid() && a.Type() != b.Type() {
 		return false
 	}
@@ -116,21 +123,17 @@ func sameValue(a, b reflect.Value) bool {
 		return true
 	}
 	switch a.Kind() {
-	case reflect.Pointer:
-		if a.Pointer() == b.Pointer() {
-			return true
-		}
-		return !a.IsNil() && !b.IsNil() && isWrapperType(a.Type()) && sameValue(a.Elem(), b.Elem())
-	case reflect.Slice:
-		return a.Pointer() == b.Pointer() && a.Len() == b.Len()
-	case reflect.Func:
-		return a.IsNil() && b.IsNil()
+	case reflect.Pointer, reflect.Func:
+		return a.Pointer() == b.Pointer() && (a.Kind() == reflect.Pointer || a.IsNil())
 	case reflect.Interface:
 		if a.IsNil() || b.IsNil() {
 			return a.IsNil() == b.IsNil()
 		}
 		return sameValue(a.Elem(), b.Elem())
-	case reflect.Array:
+	case reflect.Array, reflect.Slice:
+		if a.Len() != b.Len() {
+			return false
+		}
 		for i := range a.Len() {
 			if !sameValue(a.Index(i), b.Index(i)) {
 				return false
@@ -160,6 +163,47 @@ func sameValue(a, b reflect.Value) bool {
 		return true
 	}
 	return a.Equal(b)
+}
+
+// peel returns what v, a chain of client_golang's wrapping collectors,
+// wraps, with the prefix and the labels that the whole chain adds, or v
+// itself with neither when it is no such wrapper. A wrapping collector is
+// a pointer to a struct of client_golang's with exactly three fields: the
+// wrapped collector, the prefix and the labels. The outer wrapper's prefix
+// comes first in a name, as client_golang composes them.
+func peel(v reflect.Value) (inner reflect.Value, prefix string, labels map[string]string) {
+	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	for v.IsValid() && v.Kind() == reflect.Pointer && !v.IsNil() && isWrapperType(v.Type()) {
+		s := v.Elem()
+		if s.Kind() != reflect.Struct || s.NumField() != 3 {
+			break
+		}
+		var next, p, l reflect.Value
+		for i := range 3 {
+			switch f := s.Field(i); {
+			case f.Kind() == reflect.Interface && f.Type() == reflect.TypeFor[prometheus.Collector]():
+				next = f
+			case f.Kind() == reflect.String:
+				p = f
+			case f.Kind() == reflect.Map && f.Type().Key().Kind() == reflect.String && f.Type().Elem().Kind() == reflect.String:
+				l = f
+			}
+		}
+		if !next.IsValid() || !p.IsValid() || !l.IsValid() || next.IsNil() {
+			break
+		}
+		prefix += p.String()
+		for it := l.MapRange(); it.Next(); {
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[it.Key().String()] = it.Value().String()
+		}
+		v = next.Elem()
+	}
+	return v, prefix, labels
 }
 
 // identityKey returns the sorted, distinct metric names of ds, a necessary

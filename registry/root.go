@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -27,7 +25,9 @@ type root struct {
 // back (a question Close is asking, or a viewed collector already silenced),
 // add asks once more: either that scope was taking its registration back as
 // the parent answered, and the identity is free by now, or the parent
-// refused to let go, and it will answer the same.
+// refused to let go, and it will answer the same. Then the
+// AlreadyRegisteredError names no existing collector: there is none to
+// name.
 func (rt *root) add(r *record) error {
 	if r.unchecked() {
 		return rt.hub.add(rt.reg, r)
@@ -46,8 +46,9 @@ func (rt *root) add(r *record) error {
 			return prometheus.AlreadyRegisteredError{ExistingCollector: existing, NewCollector: r.c}
 		}
 	}
-	return fmt.Errorf("registry: register %s: the parent holds an equal collector that a scope is taking back, or took back and could not remove",
-		strings.Join(r.names(), ", "))
+	// What holds the identity is no collector of anybody's: a scope took
+	// it back and the parent would not let go.
+	return prometheus.AlreadyRegisteredError{NewCollector: r.c}
 }
 
 // userOf returns the collector that existing, the holder of an identity in
@@ -80,14 +81,22 @@ func userOf(existing prometheus.Collector) (_ prometheus.Collector, live bool) {
 }
 
 // release takes r back from the parent and silences it. p is what the same
-// Close or Unregister has taken back before. For a checked collector, release
+// Close or Unregister has taken back before. removed reports whether the
+// parent held r's registration and let it go. If the parent panics, the
+// panic goes on and r is left as it was: still exposed, to be taken back by
+// the next Close.
+func (rt *root) release(r *record, p pass) (removed bool, err error) {
+	removed, err = rt.takeBack(r, p)
+	r.silence()
+	return removed, err
+}
+
+// takeBack is release without the silencing. For a checked collector, it
 // first asks the parent who holds r's identity, by registering r's question,
 // and unregisters only if the parent names r's collector: client_golang
 // unregisters by identity, and would otherwise remove an equal collector that
-// somebody else registered in place of the scope's. removed reports whether
-// the parent held r's registration and let it go.
-func (rt *root) release(r *record, p pass) (removed bool, err error) {
-	defer r.silence()
+// somebody else registered in place of the scope's.
+func (rt *root) takeBack(r *record, p pass) (removed bool, err error) {
 	if r.unchecked() {
 		rt.hub.remove(r)
 		return true, nil

@@ -181,7 +181,7 @@ func (s *Scope) Register(c prometheus.Collector) error {
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 	for _, c := range cs {
 		if err := s.Register(c); err != nil {
-			panic(s.n.collision(err))
+			panic(s.n.collision(err, c))
 		}
 	}
 }

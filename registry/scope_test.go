@@ -262,15 +262,27 @@ func TestRegister(t *testing.T) {
 	t.Run("MustRegister names the holder", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		program := registry.NewScope(reg, registry.WithName("mirror"))
-		program.Child(registry.WithName("west")).MustRegister(promtest.Gauge("jobs", 1))
+		jobs := promtest.Gauge("jobs", 1)
+		program.Child(registry.WithName("west")).MustRegister(jobs)
+		program.Child(registry.WithName("pre"), registry.WithPrefix("p_")).MustRegister(jobs)
+		prometheus.WrapRegistererWithPrefix("w_", program.Child(registry.WithName("wrapped"))).MustRegister(promtest.Gauge("jobs", 1))
 		program.Child().MustRegister(promtest.Gauge("anon", 1))
 		reg.MustRegister(promtest.Gauge("direct", 1))
-		for _, tt := range []struct{ give, want string }{
+		for _, tt := range []struct {
+			give, want string
+			opts       []registry.Option
+		}{
 			{give: "jobs", want: "registry: jobs is already registered by scope mirror/west: duplicate metrics collector registration attempted"},
+			{give: "jobs", opts: []registry.Option{registry.WithPrefix("p_")},
+				want: "registry: p_jobs is already registered by scope mirror/pre prefix=\"p_\": duplicate metrics collector registration attempted"},
+			{give: "jobs", opts: []registry.Option{registry.WithPrefix("w_")},
+				want: "registry: w_jobs is already registered by scope mirror/wrapped: duplicate metrics collector registration attempted"},
 			{give: "anon", want: "registry: anon is already registered by scope mirror: duplicate metrics collector registration attempted"},
 			{give: "direct", want: "registry: direct is already registered outside this scope's tree: duplicate metrics collector registration attempted"},
 		} {
-			err, _ := promtest.Panic(func() { program.Child(registry.WithName("east")).MustRegister(promtest.Gauge(tt.give, 2)) }).(error)
+			err, _ := promtest.Panic(func() {
+				program.Child(append(tt.opts, registry.WithName("east"))...).MustRegister(promtest.Gauge(tt.give, 2))
+			}).(error)
 			var are prometheus.AlreadyRegisteredError
 			if err == nil || err.Error() != tt.want || !errors.As(err, &are) {
 				t.Errorf("MustRegister(%s) panicked with %v, want %q wrapping an AlreadyRegisteredError", tt.give, err, tt.want)
@@ -398,8 +410,9 @@ func TestRegister(t *testing.T) {
 
 	// A collector registered through client_golang's wrappers of a scope,
 	// however deeply stacked, is the scope's: it is exposed with the
-	// wrappers' prefix and labels, Unregister through the same wrappers
-	// takes it back, and so does Close; checked, unchecked and values.
+	// wrappers' prefix and labels, Unregister through wrappers that add the
+	// same in all takes it back, and so does Close; checked, unchecked and
+	// values.
 	for _, tt := range []struct {
 		name string
 		give func() prometheus.Collector
@@ -417,7 +430,10 @@ func TestRegister(t *testing.T) {
 			c := tt.give()
 			w.MustRegister(c)
 			promtest.Expose(t, reg, tt.want)
-			if !w.Unregister(c) || scope.Len() != 0 {
+			// The same prefixes and labels, stacked otherwise.
+			other := prometheus.WrapRegistererWithPrefix("b_", prometheus.WrapRegistererWithPrefix("a_",
+				prometheus.WrapRegistererWith(prometheus.Labels{"x": "1", "y": "2"}, prometheus.WrapRegistererWith(nil, scope))))
+			if !other.Unregister(c) || scope.Len() != 0 {
 				t.Errorf("Unregister through the wrappers = false, or Len() = %d", scope.Len())
 			}
 			promtest.Expose(t, reg)
@@ -458,9 +474,9 @@ func TestRegister(t *testing.T) {
 	}
 
 	// After a parent refused to let go of a labelled scope's
-	// registration, an equal registration gets an error naming the
-	// metric, not the silenced registration; the same when the holder is
-	// a question that another scope's Close is asking.
+	// registration, an equal registration gets an AlreadyRegisteredError
+	// that names no collector, not the silenced registration; the same
+	// when the holder is a question that another scope's Close is asking.
 	t.Run("holder taken back", func(t *testing.T) {
 		labels := registry.WithLabels(prometheus.Labels{"c": "1"})
 		p := promtest.NewParent(promtest.On("unregister", "jobs", -1, promtest.Refuse))
@@ -469,9 +485,9 @@ func TestRegister(t *testing.T) {
 		if err := old.Close(); !errors.Is(err, registry.ErrNotRegistered) {
 			t.Errorf("Close = %v", err)
 		}
-		want := "registry: register jobs: the parent holds an equal collector that a scope is taking back, or took back and could not remove"
-		if err := registry.NewScope(p, labels).Register(promtest.Gauge("jobs", 2)); err == nil || err.Error() != want {
-			t.Errorf("Register = %v, want %q", err, want)
+		var are prometheus.AlreadyRegisteredError
+		if err := registry.NewScope(p, labels).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != nil {
+			t.Errorf("Register = %v, naming %v, want an AlreadyRegisteredError naming nothing", err, are.ExistingCollector)
 		}
 
 		p = promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Block))
@@ -481,8 +497,8 @@ func TestRegister(t *testing.T) {
 		closed := make(chan error, 1)
 		go func() { closed <- asking.Close() }() // its question holds the identity until Release
 		<-p.Entered
-		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); err == nil || err.Error() != want {
-			t.Errorf("Register = %v, want %q", err, want)
+		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != nil {
+			t.Errorf("Register = %v, naming %v, want an AlreadyRegisteredError naming nothing", err, are.ExistingCollector)
 		}
 		p.Release()
 		if err := <-closed; !errors.Is(err, registry.ErrNotRegistered) {
@@ -621,7 +637,7 @@ func TestUnregister(t *testing.T) {
 
 	// An unchecked collector is found only as the same collector: equal
 	// values field by field, maps entry by entry, functions never.
-	base := valued{n: 1, arr: [2]string{"a", "b"}, m: map[string]int{"x": 1}, inner: 2}
+	base := valued{n: 1, arr: [2]string{"a", "b"}, m: map[string]int{"x": 1}, inner: 2, sl: []int{1, 2}}
 	for _, tt := range []struct {
 		name string
 		give func(v valued) valued
@@ -636,6 +652,8 @@ func TestUnregister(t *testing.T) {
 		{name: "nil interface field", give: func(v valued) valued { v.inner = nil; return v }},
 		{name: "function", give: func(v valued) valued { v.f = func() {}; return v }},
 		{name: "other pointer inside", give: func(v valued) valued { v.inner = &promtest.Unchecked{}; return v }},
+		{name: "equal slice", give: func(v valued) valued { v.sl = []int{1, 2}; return v }, want: true},
+		{name: "other slice element", give: func(v valued) valued { v.sl = []int{1, 3}; return v }},
 	} {
 		t.Run("unchecked value: "+tt.name, func(t *testing.T) {
 			scope := registry.NewScope(nil)
@@ -1053,25 +1071,34 @@ func TestClose(t *testing.T) {
 	// panic goes on; the registration stays recorded and exposed, the
 	// scope refuses new registrations, and the next Close carries on.
 	for _, op := range []string{"register", "unregister"} {
-		t.Run("parent panics on "+op, func(t *testing.T) {
-			p := promtest.NewParent(promtest.On(op, "b", map[string]int{"register": 1, "unregister": 0}[op], promtest.Panicking))
-			scope := registry.NewScope(p)
-			scope.MustRegister(promtest.Gauge("a", 1), promtest.Gauge("b", 2), promtest.Gauge("c", 3))
-			if v, _ := promtest.Panic(func() { scope.Close() }).(error); !errors.Is(v, promtest.ErrInjected) {
-				t.Fatalf("Close panicked with %v, want the parent's panic", v)
-			}
-			promtest.Expose(t, p.Reg, "a{} 1", "b{} 2")
-			if got := scope.Len(); got != 2 {
-				t.Errorf("Len() = %d, want 2: a and b", got)
-			}
-			if err := scope.Register(promtest.Gauge("d", 1)); !errors.Is(err, registry.ErrClosed) {
-				t.Errorf("Register after the panic = %v, want ErrClosed", err)
-			}
-			if err := scope.Close(); err != nil {
-				t.Errorf("second Close = %v", err)
-			}
-			registrytest.VerifyNone(t, p.Reg)
-		})
+		for _, view := range []bool{false, true} {
+			t.Run(fmt.Sprintf("parent panics on %s, view %v", op, view), func(t *testing.T) {
+				p := promtest.NewParent(promtest.On(op, "b", map[string]int{"register": 1, "unregister": 0}[op], promtest.Panicking))
+				var opts []registry.Option
+				want := []string{"a{} 1", "b{} 2"}
+				if view {
+					opts = append(opts, registry.WithLabels(prometheus.Labels{"c": "1"}))
+					want = []string{`a{c="1"} 1`, `b{c="1"} 2`}
+				}
+				scope := registry.NewScope(p, opts...)
+				scope.MustRegister(promtest.Gauge("a", 1), promtest.Gauge("b", 2), promtest.Gauge("c", 3))
+				if v, _ := promtest.Panic(func() { scope.Close() }).(error); !errors.Is(v, promtest.ErrInjected) {
+					t.Fatalf("Close panicked with %v, want the parent's panic", v)
+				}
+				promtest.Expose(t, p.Reg, want...)
+				promtest.Expose(t, scope, want...)
+				if got := scope.Len(); got != 2 {
+					t.Errorf("Len() = %d, want 2: a and b", got)
+				}
+				if err := scope.Register(promtest.Gauge("d", 1)); !errors.Is(err, registry.ErrClosed) {
+					t.Errorf("Register after the panic = %v, want ErrClosed", err)
+				}
+				if err := scope.Close(); err != nil {
+					t.Errorf("second Close = %v", err)
+				}
+				registrytest.VerifyNone(t, p.Reg)
+			})
+		}
 	}
 
 	// A parent that panics while the newest nested scope closes leaves the
@@ -1239,6 +1266,7 @@ type valued struct {
 	m     map[string]int
 	f     func()
 	inner any
+	sl    []int
 }
 
 func (valued) Describe(chan<- *prometheus.Desc) {}

@@ -177,30 +177,6 @@ func TestRunTellsTheStoryOfTheReadme(t *testing.T) {
 	registrytest.VerifyNone(t, reg)
 }
 
-func TestReadmeExcerptIsTheProgramsCode(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	program, err := os.ReadFile("main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)```go\n(// In examples/clusterwatcher.*?)```").FindSubmatch(readme)
-	if m == nil {
-		t.Fatal("README.md has no excerpt of examples/clusterwatcher")
-	}
-	lines := map[string]bool{}
-	for line := range strings.Lines(string(program)) {
-		lines[strings.TrimSpace(line)] = true
-	}
-	for line := range strings.Lines(string(m[1])) {
-		if line := strings.TrimSpace(line); !strings.HasPrefix(line, "//") && !lines[line] {
-			t.Errorf("the README's excerpt has a line that main.go does not: %s", line)
-		}
-	}
-}
-
 func TestRunRetriesUntilTheClusterAnswers(t *testing.T) {
 	for _, give := range []int{0, 1, 1000} {
 		t.Run("after "+strconv.Itoa(give)+" failed connects", func(t *testing.T) {

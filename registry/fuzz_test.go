@@ -1,0 +1,2619 @@
+package registry_test
+
+// FuzzScope checks package registry against a model of docs/GUARANTEES.md.
+//
+// The fuzz input is a program: a sequence of operations a user of the
+// package, or an outsider working straight on a registry, can perform (see
+// the op constants). The test runs each operation on the real scopes and on
+// the model, and after every one compares:
+//
+//   - the result of the operation (Register's error, MustRegister's panic,
+//     Unregister's bool, Close's error or panic) with what the model derives
+//     from the rules;
+//   - what each registry exposes (Gather, exact series and values) with the
+//     model's registry (rule 22);
+//   - each scope's Len and Gather with what the model says it owns (rule 19).
+//
+// The model keeps its own plain state and nothing else:
+//
+//   - mRegistry is a prometheus.Registry as client_golang's source defines it
+//     (collector identities, descriptor IDs, the label names and help of each
+//     metric name, which it never forgets, and the collectors it cannot
+//     unregister). Each entry it holds says whose it is: a scope's
+//     registration (the collector itself, or a record of the scope's), an
+//     outsider's, or a registration a faulty parent kept after the scope let go
+//     of it (a stuck registration).
+//   - mScope is a scope: its state (open, closing, closed), the view levels
+//     it was made under (its own options and those of the scopes and
+//     client_golang wrappers around it), and the list of what it owns, in
+//     order: registrations, nested scopes and DeleteOnClose calls.
+//   - mReg is one registration: the user's collector, the client_golang
+//     wrappers it came through, its identity before the view and as the
+//     registry sees it, and whether the scope still owns it.
+//   - The model keeps the series of every vector itself.
+//
+// Every expectation comes from that state through the rules: each function
+// of the model cites the rule it applies. The test asks the code only for
+// what it checks.
+//
+// Where the contract leaves a choice open, the model accepts each reading
+// and says so in a comment (search for "either").
+//
+// The seeds are stories, each told in a comment; the last seven are the
+// stories in which the model first disagreed with the code.
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"go.uber.org/multierr"
+
+	"github.com/promscope/promscope/internal/promtest"
+	"github.com/promscope/promscope/registry"
+)
+
+// maxProgram bounds a fuzz input, so that one run stays short.
+const maxProgram = 512
+
+func FuzzScope(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s.program)
+	}
+	f.Fuzz(func(t *testing.T, program []byte) {
+		if len(program) > maxProgram {
+			program = program[:maxProgram]
+		}
+		w := newWorld(t)
+		// A program that hangs is a finding too: the fuzzer would wait for
+		// it for ever, so the watchdog crashes it with every goroutine's
+		// stack.
+		watchdog := time.AfterFunc(hangAfter, func() {
+			buf := make([]byte, 1<<20)
+			panic(fmt.Sprintf("FuzzScope hangs after:\n\t%s\n\n%s",
+				strings.Join(w.traceCopy(), "\n\t"), buf[:runtime.Stack(buf, true)]))
+		})
+		defer watchdog.Stop()
+		w.run(program)
+	})
+}
+
+// hangAfter is how long one program may run.
+const hangAfter = 20 * time.Second
+
+// ---- the program ----
+
+// The operations of a program. Each reads its operands from the bytes that
+// follow it; a byte is taken modulo the number of choices, and a program
+// that ends early reads zeros.
+const (
+	opRoot          = iota // kind, [wrappers], options: an outermost scope
+	opNest                 // scope, how, [wrappers], options: a nested scope
+	opRegister             // scope, chain, collector, mode, fault
+	opMustTwo              // scope, chain, collector, collector: MustRegister(c1, c2)
+	opUnregister           // scope, chain, collector, fault
+	opClose                // scope, fault, which
+	opOutUnregister        // scope, chain, collector: an outsider unregisters
+	opOutRegister          // scope, chain, collector: an outsider registers
+	opSeries               // vector, labels, amount: a series is added to
+	opDelete               // scope, labels, vectors: DeleteOnClose
+	nOps
+)
+
+// The kinds of outermost scope (opRoot).
+const (
+	onReg     = iota // a pedantic *prometheus.Registry
+	onNil            // nil: a private registry
+	onWrapped        // 1 or 2 client_golang wrappers of the registry
+	onParent         // a promtest.Parent over a pedantic registry, which injects faults
+	nRoots
+)
+
+// How a nested scope is made (opNest).
+const (
+	byChild    = iota // s.Child(opts...)
+	byNewScope        // registry.NewScope(s, opts...)
+	byWrappers        // registry.NewScope(wrappers of s, opts...)
+	nHows
+)
+
+// Registration modes (opRegister).
+const (
+	modeRegister = iota
+	modeMust
+	nModes
+)
+
+// Faults (opRegister, opUnregister, opClose): what the faulty parent does
+// with the calls of one operation about the chosen metric names. They apply
+// only in a tree on the parent, and only where the model can tell which
+// calls the code must make (see the op functions); elsewhere a fault byte
+// means nothing.
+const (
+	noFault = iota
+	fault1      // Register: Fail;  Unregister, Close: Refuse
+	fault2      // Register: Claim; Unregister, Close: LieKept
+	fault3      // Register: ClaimNobody; Unregister, Close: LieRemoved
+	fault4      // Close: Panicking
+	nFaults = 8 // 4 to 7: no fault
+)
+
+// The collectors a program registers: indexes into world.pool, then a nil
+// and a typed nil.
+const (
+	cG0a     = iota // *Gauge g0, 1
+	cG0b            // *Gauge g0, 2: equal to g0a, not the same
+	cG1a            // *Gauge g1, 3
+	cValue          // valueGauge{g0a}: a comparable value, equal to g0a, not the same
+	cGauges0        // promtest.Gauges{h0a, h1a}: a slice value, new each time
+	cGauges1        // promtest.Gauges{h0b, h1b}: equal to cGauges0, not the same
+	cH0a            // *Gauge h0, 5: the first gauge of cGauges0 alone
+	cVec0a          // *CounterVec v0 (tenant, link)
+	cVec0b          // *CounterVec v0: equal to cVec0a
+	cU0             // *promtest.Unchecked u0, 9
+	cU1             // *promtest.Unchecked u1, 10
+	cK0             // *Gauge k0{l0="k"}, 11: carries a constant label
+	nPool
+	cNil      = nPool     // a nil Collector
+	cTypedNil = nPool + 1 // a (*prometheus.CounterVec)(nil)
+	nColls    = nPool + 2
+)
+
+// The vectors opSeries and opDelete name.
+const (
+	vVec0a  = iota // the vector cVec0a
+	vVec0b         // the vector cVec0b
+	vShared        // the bystander's GaugeVec "shared" (tenant)
+	nVecs
+)
+
+var (
+	labelValues   = []string{"x", "y"}
+	scopePrefixes = []string{"a_", "b_"}
+	wrapPrefixes  = []string{"p_", "q_"}
+	tenants       = []string{"a", "b"}
+	links         = []string{"x", "y"}
+)
+
+// input reads a program.
+type input struct {
+	b []byte
+	i int
+}
+
+func (in *input) next() int {
+	if in.i >= len(in.b) {
+		return 0
+	}
+	v := in.b[in.i]
+	in.i++
+	return int(v)
+}
+
+func (in *input) n(k int) int { return in.next() % k }
+
+// ---- views: prefixes and constant labels ----
+
+type pair struct{ name, value string }
+
+// A wrap is one level of prefix and constant labels: the options of one
+// scope, or one client_golang wrapper (which has a prefix or labels, not
+// both).
+type wrap struct {
+	prefix string
+	labels []pair // sorted by name, each name once
+	isLbl  bool   // a WrapRegistererWith (possibly with no labels)
+}
+
+// chainsEqual reports whether two stacks of client_golang wrappers (first
+// applied first) are the same wrappers in the sense of "the same collector"
+// (Words): "with the same prefix and labels ..., however deeply stacked",
+// so what counts is the prefix and the labels they add, not how many
+// wrappers add them.
+func chainsEqual(a, b []wrap) bool { return chainKey(a) == chainKey(b) }
+
+func chainKey(ws []wrap) string {
+	var prefix string
+	var labels []string
+	for _, w := range ws {
+		prefix = w.prefix + prefix
+		for _, p := range w.labels {
+			labels = append(labels, p.name+"="+p.value)
+		}
+	}
+	slices.Sort(labels)
+	return prefix + "{" + strings.Join(labels, ",") + "}"
+}
+
+func (w wrap) labelMap() prometheus.Labels {
+	if !w.isLbl && len(w.labels) == 0 {
+		return nil
+	}
+	m := prometheus.Labels{}
+	for _, p := range w.labels {
+		m[p.name] = p.value
+	}
+	return m
+}
+
+// on wraps r in the client_golang wrapper w stands for.
+func (w wrap) on(r prometheus.Registerer) prometheus.Registerer {
+	if w.isLbl {
+		return prometheus.WrapRegistererWith(w.labelMap(), r)
+	}
+	return prometheus.WrapRegistererWithPrefix(w.prefix, r)
+}
+
+func (w wrap) String() string {
+	if w.isLbl {
+		return fmt.Sprintf("WrapRegistererWith(%s, ·)", labelsString(w.labels))
+	}
+	return fmt.Sprintf("WrapRegistererWithPrefix(%q, ·)", w.prefix)
+}
+
+func labelsString(ls []pair) string {
+	parts := make([]string, len(ls))
+	for i, p := range ls {
+		parts[i] = fmt.Sprintf("%q: %q", p.name, p.value)
+	}
+	return "prometheus.Labels{" + strings.Join(parts, ", ") + "}"
+}
+
+func sortedPairs(m map[string]string) []pair {
+	out := make([]pair, 0, len(m))
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, pair{n, m[n]})
+	}
+	return out
+}
+
+// A view is the composition of the levels from the outermost scope in
+// (Words: view; rule 15): the prefixes concatenated, outermost first, and
+// the labels of every level; clash names the labels that two levels set
+// (rules 1 and 16).
+type view struct {
+	prefix string
+	labels map[string]string
+	clash  []string
+}
+
+func compose(levels []wrap) view {
+	v := view{labels: map[string]string{}}
+	for _, l := range levels {
+		v.prefix += l.prefix
+		for _, p := range l.labels {
+			if _, ok := v.labels[p.name]; ok && !slices.Contains(v.clash, p.name) {
+				v.clash = append(v.clash, p.name)
+			}
+			v.labels[p.name] = p.value
+		}
+	}
+	return v
+}
+
+// none reports whether the view is empty: the scope has no view (Words).
+func (v view) none() bool { return v.prefix == "" && len(v.labels) == 0 }
+
+// wraps returns the view as client_golang wrappers: rule 2 has the registry
+// decide as for WrapRegistererWithPrefix(prefix, WrapRegistererWith(labels,
+// registry)), which applies the labels first.
+func (v view) wraps() []wrap {
+	var ws []wrap
+	if len(v.labels) > 0 {
+		ws = append(ws, wrap{labels: sortedPairs(v.labels), isLbl: true})
+	}
+	if v.prefix != "" {
+		ws = append(ws, wrap{prefix: v.prefix})
+	}
+	return ws
+}
+
+// ---- what collectors describe and collect ----
+
+// mDesc is a descriptor as client_golang builds it.
+type mDesc struct {
+	name, help string
+	consts     map[string]string
+	vars       []string
+	bad        []string // labels a wrapper found set already: the descriptor is invalid
+	zero       bool     // the last wrapper found a label set already: its ID is 0
+}
+
+// id is what a registry identifies a descriptor by: its name and the values
+// of its constant labels in the order of their names (Words: identity).
+func (d mDesc) id() string {
+	parts := []string{d.name}
+	for _, n := range slices.Sorted(maps.Keys(d.consts)) {
+		parts = append(parts, d.consts[n])
+	}
+	return strings.Join(parts, "\xff")
+}
+
+// dim is what must agree between all descriptors of one name: the help and
+// the label names.
+func (d mDesc) dim() string {
+	names := slices.Collect(maps.Keys(d.consts))
+	for _, v := range d.vars {
+		names = append(names, "$"+v)
+	}
+	slices.Sort(names)
+	return d.help + "\xff" + strings.Join(names, "\xff")
+}
+
+// wrapDescs applies wrappers to descriptors, first to last, as client_golang's
+// wrapping collector does: a label already set makes the descriptor invalid,
+// with ID 0, the name and labels it had; the next wrapper wraps it again
+// (giving it an ID), and the first error stays.
+func wrapDescs(ds []mDesc, ws ...wrap) []mDesc {
+	out := make([]mDesc, len(ds))
+	for i, d := range ds {
+		d.consts = maps.Clone(d.consts)
+		for _, w := range ws {
+			var clash []string
+			for _, p := range w.labels {
+				if _, ok := d.consts[p.name]; ok {
+					clash = append(clash, p.name)
+				}
+			}
+			if clash != nil {
+				if d.bad == nil {
+					d.bad = clash
+				}
+				d.zero = true
+				continue
+			}
+			d.zero = false
+			if d.consts == nil {
+				d.consts = map[string]string{}
+			}
+			for _, p := range w.labels {
+				d.consts[p.name] = p.value
+			}
+			d.name = w.prefix + d.name
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// identity is the key of what descs describe: "" for nothing (unchecked),
+// "!" for an invalid descriptor, else the sorted descriptor IDs.
+func identity(ds []mDesc) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	var ids []string
+	for _, d := range ds {
+		if d.bad != nil {
+			return "!"
+		}
+		ids = append(ids, d.id())
+	}
+	slices.Sort(ids)
+	return strings.Join(slices.Compact(ids), ";")
+}
+
+// unregisterKey is the identity prometheus.Registry.Unregister computes: it
+// ignores errors, and a descriptor with ID 0 adds nothing.
+func unregisterKey(ds []mDesc) string {
+	var ids []string
+	for _, d := range ds {
+		if !d.zero {
+			ids = append(ids, d.id())
+		}
+	}
+	slices.Sort(ids)
+	return strings.Join(slices.Compact(ids), ";")
+}
+
+func descNames(ds []mDesc) []string {
+	var names []string
+	for _, d := range ds {
+		names = append(names, d.name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// mSeries is one series a collector collects.
+type mSeries struct {
+	name   string
+	labels map[string]string
+	bad    bool // a label set twice: a registry's Gather drops it and fails
+	value  float64
+}
+
+func (s mSeries) key() string {
+	var parts []string
+	for _, p := range sortedPairs(s.labels) {
+		parts = append(parts, fmt.Sprintf("%s=%q", p.name, p.value))
+	}
+	return s.name + "{" + strings.Join(parts, ",") + "}"
+}
+
+func wrapSeries(ss []mSeries, ws ...wrap) []mSeries {
+	out := make([]mSeries, len(ss))
+	for i, s := range ss {
+		s.labels = maps.Clone(s.labels)
+		if s.labels == nil {
+			s.labels = map[string]string{}
+		}
+		for _, w := range ws {
+			for _, p := range w.labels {
+				if _, ok := s.labels[p.name]; ok {
+					s.bad = true
+				}
+				s.labels[p.name] = p.value
+			}
+			s.name = w.prefix + s.name
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// object is one collector of the pool, as the model knows it.
+type object struct {
+	name  string                          // how a program names it
+	get   func() prometheus.Collector     // the collector; a new value each time for value types
+	descs []mDesc                         // what it describes
+	fixed []mSeries                       // what it collects, if that never changes
+	vec   *mVec                           // or the vector whose series the model keeps
+	same  func(prometheus.Collector) bool // whether c is this very collector (Words: the same collector)
+}
+
+func (o *object) series() []mSeries {
+	if o.vec != nil {
+		return o.vec.series()
+	}
+	return o.fixed
+}
+
+// mVec is a vector: the model keeps its series.
+type mVec struct {
+	obj   string // how a program names it
+	name  string
+	vars  []string
+	real  interface{ DeletePartialMatch(prometheus.Labels) int }
+	add   func(values []string, v float64)
+	state map[string]float64 // by label values joined with "\xff"
+}
+
+func (v *mVec) series() []mSeries {
+	var out []mSeries
+	for _, k := range slices.Sorted(maps.Keys(v.state)) {
+		values := strings.Split(k, "\xff")
+		ls := map[string]string{}
+		for i, n := range v.vars {
+			ls[n] = values[i]
+		}
+		out = append(out, mSeries{name: v.name, labels: ls, value: v.state[k]})
+	}
+	return out
+}
+
+// deleteMatching deletes every series whose labels include all of labels
+// (rule 18).
+func (v *mVec) deleteMatching(labels []pair) {
+	for k := range v.state {
+		values := strings.Split(k, "\xff")
+		match := true
+		for _, p := range labels {
+			i := slices.Index(v.vars, p.name)
+			if i < 0 || values[i] != p.value {
+				match = false
+			}
+		}
+		if match {
+			delete(v.state, k)
+		}
+	}
+}
+
+// valueGauge is a collector of a comparable non-pointer type.
+type valueGauge struct{ prometheus.Gauge }
+
+// innermost returns what client_golang's wrapping collectors around c wrap,
+// as a registry names it: it registers the checked collector c twice in a
+// registry of its own and reads the AlreadyRegisteredError, which a
+// registry fills with the innermost collector.
+func innermost(c prometheus.Collector) prometheus.Collector {
+	r := prometheus.NewRegistry()
+	if c == nil || r.Register(c) != nil {
+		return c
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(r.Register(c), &are) {
+		return are.ExistingCollector
+	}
+	return c
+}
+
+// ---- the model of a registry ----
+
+// entry is what a registry holds under one identity.
+type entry struct {
+	key   string   // the collector's identity
+	ids   []string // its descriptor IDs
+	base  *object  // the collector
+	chain []wrap   // the client_golang wrappers it reached the registry through, innermost first
+	by    *mReg    // the scope registration that put it there; nil for an outsider
+	rec   bool     // a record of by's scope (rule 6: the scope has a view), not the collector itself
+}
+
+// mRegistry is a prometheus.Registry as client_golang's registry.go defines
+// it.
+type mRegistry struct {
+	name    string
+	real    *prometheus.Registry // nil for a scope's private registry
+	held    map[string]*entry
+	descIDs map[string]bool
+	dims    map[string]string // by metric name; a registry never forgets them
+	loose   []*entry          // outsiders' unchecked collectors: a registry cannot unregister those
+}
+
+func newRegistry(name string, real *prometheus.Registry) *mRegistry {
+	return &mRegistry{name: name, real: real, held: map[string]*entry{}, descIDs: map[string]bool{}, dims: map[string]string{}}
+}
+
+type verdict int
+
+const (
+	vAccepted  verdict = iota
+	vUnchecked         // describes nothing: always accepted
+	vTaken             // an AlreadyRegisteredError naming the holder
+	vRefused           // another error
+)
+
+// decide is prometheus.Registry.Register's decision for a collector
+// describing ds, in its order: an invalid descriptor or a label set or help
+// string that differs from a metric of the same name fails at once; then an
+// identity already held; then a descriptor ID already held.
+func (m *mRegistry) decide(ds []mDesc) (verdict, *entry, []string) {
+	ids, dims, dup := map[string]bool{}, map[string]string{}, false
+	for _, d := range ds {
+		if d.bad != nil {
+			return vRefused, nil, d.bad
+		}
+		ids[d.id()] = true
+		if m.descIDs[d.id()] {
+			dup = true
+		}
+		if dim, ok := m.dims[d.name]; ok {
+			if dim != d.dim() {
+				return vRefused, nil, nil
+			}
+			continue
+		}
+		if dim, ok := dims[d.name]; ok && dim != d.dim() {
+			return vRefused, nil, nil
+		}
+		dims[d.name] = d.dim()
+	}
+	switch {
+	case len(ids) == 0:
+		return vUnchecked, nil, nil
+	case m.held[identity(ds)] != nil:
+		return vTaken, m.held[identity(ds)], nil
+	case dup:
+		return vRefused, nil, nil
+	}
+	return vAccepted, nil, nil
+}
+
+func (m *mRegistry) put(ds []mDesc, e *entry) {
+	e.key = identity(ds)
+	for _, d := range ds {
+		e.ids = append(e.ids, d.id())
+		m.descIDs[d.id()] = true
+		if _, ok := m.dims[d.name]; !ok {
+			m.dims[d.name] = d.dim()
+		}
+	}
+	m.held[e.key] = e
+}
+
+func (m *mRegistry) remove(key string) bool {
+	e := m.held[key]
+	if e == nil {
+		return false
+	}
+	for _, id := range e.ids {
+		delete(m.descIDs, id)
+	}
+	delete(m.held, key)
+	return true
+}
+
+// ---- the model of scopes ----
+
+const (
+	open = iota
+	closing
+	closed
+)
+
+var stateNames = []string{"open", "closing", "closed"}
+
+// mTree is what the scopes of one tree share.
+type mTree struct {
+	reg    *mRegistry
+	outer  []wrap // client_golang wrappers between the outermost scope and the registry, scope side first
+	parent bool   // the registry is the faulty promtest.Parent
+}
+
+type mScope struct {
+	path   string // its name: the names from the outermost scope in, joined with "/" (rule 15)
+	real   *registry.Scope
+	tree   *mTree
+	levels []wrap // the view levels from the outermost scope in (rule 15)
+	view   view
+	state  int
+	steps  []step  // what it owns, oldest first (rule 10)
+	all    []*mReg // every registration it made, to find twins (rule 11)
+}
+
+// step is one thing a scope owns and undoes on Close.
+type step struct {
+	reg *mReg
+	sub *mScope
+	del *mDel
+}
+
+// mReg is one registration.
+type mReg struct {
+	scope    *mScope
+	base     *object
+	chain    []wrap // the wrappers it came through, user side first (rule 5)
+	pre      string // its identity before the view (rule 8); "" if unchecked
+	key      string // its identity as the registry sees it
+	names    []string
+	full     []string // the names as the registry sees them
+	live     bool     // the scope still owns it
+	takenIn  int      // the Close that took it back
+	panicked bool     // the parent panicked when a Close took it back
+}
+
+// same reports whether r is of the same collector as o reached through
+// chain (Words).
+func (m *model) same(r *mReg, o *object, chain []wrap) bool {
+	return r.base == o && chainsEqual(r.chain, chain)
+}
+
+// twins: two registrations of a scope of the same collector with the same
+// identity (rule 9). Unchecked collectors describe nothing, so they have no
+// identity and no twins: rule 9's reason, that the registry can hold only
+// one of them, does not hold for them (rule 2: always accepted).
+func (m *model) twins(r, t *mReg) bool {
+	return r != t && r.pre != "" && r.scope == t.scope && m.same(t, r.base, r.chain) && r.key == t.key
+}
+
+// regChain is what the registry holds for r when r's scope has no view: the
+// collector itself, through the wrappers it came through and those of the
+// registry (rule 6).
+func (r *mReg) regChain() []wrap { return slices.Concat(r.chain, r.scope.tree.outer) }
+
+// mDel is one DeleteOnClose.
+type mDel struct {
+	labels []pair
+	vecs   []*mVec
+}
+
+type model struct {
+	scopes []*mScope
+	closes int // Close calls so far: tells which registrations one Close took back
+}
+
+// owns returns the registrations s and the scopes nested in it still own
+// (rule 19).
+func (s *mScope) owns() []*mReg {
+	var out []*mReg
+	for _, st := range s.steps {
+		switch {
+		case st.reg != nil && st.reg.live:
+			out = append(out, st.reg)
+		case st.sub != nil && st.sub.state != closed:
+			out = append(out, st.sub.owns()...)
+		}
+	}
+	return out
+}
+
+func (s *mScope) forget(r *mReg) {
+	r.live = false
+	s.steps = slices.DeleteFunc(s.steps, func(st step) bool { return st.reg == r })
+}
+
+// markClosing starts the Close of s: from now on s and every scope nested in
+// it refuse Register and Unregister (rule 12).
+func (s *mScope) markClosing() {
+	if s.state == open {
+		s.state = closing
+	}
+	for _, st := range s.steps {
+		if st.sub != nil {
+			st.sub.markClosing()
+		}
+	}
+}
+
+// holds reports whether the registry holds r's identity by r's scope
+// (rule 7).
+func (m *model) holds(r *mReg) bool {
+	if r.pre == "" {
+		return true // unchecked: always the scope's
+	}
+	e := r.scope.tree.reg.held[r.key]
+	switch {
+	case e == nil:
+		return false
+	case r.scope.view.none():
+		// Without a view, the registry holds collectors, not owners: the
+		// same collector is the scope's, whoever registered it.
+		return !e.rec && e.base == r.base && chainsEqual(e.chain, r.regChain())
+	default:
+		// With a view, only the scope's own registration of the same
+		// collector (r, or a twin of r) is the scope's.
+		return e.rec && e.by.live && e.by.scope == r.scope && m.same(e.by, r.base, r.chain)
+	}
+}
+
+// outcome is what a Register must return.
+type outcome struct {
+	kind     int
+	labels   []string                        // the error must name one of these, if any
+	existing func(prometheus.Collector) bool // kTaken: checks ExistingCollector
+	holders  []*mScope                       // kTaken: the scope of the tree holding the metric, if known; any of them
+	orClosed bool                            // ErrClosed is as right (two rules of rule 1 apply)
+	orLabel  []string                        // an error naming one of these is as right
+}
+
+const (
+	kOK       = iota
+	kNil      // ErrNilCollector
+	kClosed   // ErrClosed
+	kLabel    // an error naming a label, not an AlreadyRegisteredError
+	kTaken    // an AlreadyRegisteredError
+	kRefused  // another error from the registry
+	kInjected // promtest.ErrInjected
+)
+
+// register applies rules 1, 2, 3, 5 and 6 to Register(c) on s, with c
+// reaching s through the wrappers chain (user side first).
+func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Fault, stranger prometheus.Collector) outcome {
+	// Rule 1: nil, closed, or a label set twice; nothing is registered.
+	switch {
+	case o == nil:
+		// Either error is right for a nil collector on a closed scope.
+		return outcome{kind: kNil, orClosed: s.state != open}
+	case s.state != open:
+		return outcome{kind: kClosed, orLabel: s.view.clash}
+	case len(s.view.clash) > 0:
+		return outcome{kind: kLabel, labels: s.view.clash}
+	}
+	pre := wrapDescs(o.descs, chain...)
+	scoped := wrapDescs(pre, s.view.wraps()...)
+	ds := wrapDescs(scoped, s.tree.outer...)
+	r := &mReg{scope: s, base: o, chain: chain, pre: identity(pre), key: identity(ds),
+		names: descNames(scoped), full: descNames(ds), live: true}
+	accept := func() outcome {
+		s.steps = append(s.steps, step{reg: r})
+		s.all = append(s.all, r)
+		return outcome{kind: kOK}
+	}
+	// Rule 2: unchecked collectors are always accepted.
+	if len(o.descs) == 0 {
+		return accept()
+	}
+	// Rule 2: the registry decides. A faulty parent decides its own way.
+	switch fault {
+	case promtest.Fail:
+		return outcome{kind: kInjected}
+	case promtest.Claim:
+		return outcome{kind: kTaken, existing: func(c prometheus.Collector) bool { return c == stranger }}
+	case promtest.ClaimNobody:
+		return outcome{kind: kTaken, existing: func(c prometheus.Collector) bool { return c == nil }}
+	}
+	v, e, bad := s.tree.reg.decide(ds)
+	switch v {
+	case vAccepted:
+		// Rule 6: without a view the registry holds the collector itself,
+		// else a record of the scope's.
+		s.tree.reg.put(ds, &entry{base: o, chain: r.regChain(), by: r, rec: !s.view.none()})
+		return accept()
+	case vTaken:
+		out := outcome{kind: kTaken, existing: scopeExisting(e)}
+		if e.by != nil && e.by.live && e.by.scope.tree == s.tree {
+			out.holders = []*mScope{e.by.scope}
+		}
+		return out
+	}
+	return outcome{kind: kRefused, labels: bad}
+}
+
+// scopeExisting checks the ExistingCollector of an AlreadyRegisteredError
+// that a scope returns (rule 3): the collector its owner registered, never
+// a wrapper or an object of promscope's.
+func scopeExisting(e *entry) func(prometheus.Collector) bool {
+	if !e.rec || e.by.live {
+		return e.owner().same
+	}
+	// A record a faulty parent kept after the scope let go of it is no
+	// collector of anybody's: rule 3 says nil.
+	return func(c prometheus.Collector) bool { return c == nil }
+}
+
+// owner is the collector whose registration e is.
+func (e *entry) owner() *object {
+	if e.rec {
+		return e.by.base
+	}
+	return e.base
+}
+
+// outsiderExisting checks the ExistingCollector of an AlreadyRegisteredError
+// that the registry returns to an outsider (rule 6): the collector itself
+// for a scope with no view, else a record whose Unwrap returns the user's
+// collector, or nil once the scope has taken it back.
+func outsiderExisting(e *entry) func(prometheus.Collector) bool {
+	if !e.rec {
+		return e.base.same
+	}
+	return func(c prometheus.Collector) bool {
+		u, ok := c.(interface{ Unwrap() prometheus.Collector })
+		if !ok {
+			return false
+		}
+		got := u.Unwrap()
+		if !e.by.live {
+			return got == nil
+		}
+		s := fmt.Sprint(c)
+		for _, n := range descNames(e.by.base.descs) {
+			if !strings.Contains(s, n) {
+				return false
+			}
+		}
+		return got != nil && e.by.base.same(innermost(got)) && strings.Contains(s, e.by.scope.path)
+	}
+}
+
+// find applies rule 8: the newest registration of s of the same collector,
+// else the newest with the identity the collector describes now, before the
+// view; an unchecked collector only as the same collector.
+func (m *model) find(s *mScope, o *object, chain []wrap) *mReg {
+	for i := len(s.steps) - 1; i >= 0; i-- {
+		if r := s.steps[i].reg; r != nil && m.same(r, o, chain) {
+			return r
+		}
+	}
+	// The identity is client_golang's (Words), which it computes for an
+	// invalid descriptor too, as prometheus.Registry.Unregister does.
+	pre := unregisterKey(wrapDescs(o.descs, chain...))
+	if pre == "" {
+		return nil
+	}
+	for i := len(s.steps) - 1; i >= 0; i-- {
+		if r := s.steps[i].reg; r != nil && r.pre == pre {
+			return r
+		}
+	}
+	return nil
+}
+
+// tri is a bool the contract may leave open.
+type tri int
+
+const (
+	tFalse tri = iota
+	tTrue
+	tEither
+)
+
+// unregister applies rules 8 and 9 to Unregister(c) on s through chain.
+func (m *model) unregister(s *mScope, chain []wrap, o *object, fault promtest.Fault) tri {
+	if o == nil || s.state != open {
+		return tFalse
+	}
+	r := m.find(s, o, chain)
+	if r == nil {
+		return tFalse
+	}
+	mine := m.holds(r)
+	// Rule 9: the scope forgets r and its twins, whatever the registry holds.
+	for _, t := range s.owns() {
+		if t == r || m.twins(r, t) {
+			s.forget(t)
+		}
+	}
+	switch {
+	case !mine:
+		return tFalse
+	case r.pre == "":
+		return tTrue
+	}
+	switch fault {
+	case promtest.Refuse:
+		return tFalse
+	case promtest.LieKept:
+		return tTrue // a parent that lies cannot be caught
+	case promtest.LieRemoved:
+		s.tree.reg.remove(r.key)
+		return tEither // the parent removed it and said it did not
+	}
+	s.tree.reg.remove(r.key)
+	return tTrue
+}
+
+// wantUE is one UnregisterError a Close must report (rule 11).
+type wantUE struct {
+	reg   *mReg
+	maybe bool // the contract lets Close report it or not
+}
+
+// closeFault is the fault injected into a Close: kind on every Unregister
+// of the metric names.
+type closeFault struct {
+	kind  promtest.Fault
+	names string
+}
+
+// close applies rules 10 to 14 to Close on s. It returns the errors Close
+// must report, and whether the parent's panic must come out of it.
+func (m *model) close(s *mScope, f closeFault) (want []wantUE, panics bool) {
+	if s.state == closed {
+		return nil, false // rule 12: a second Close returns nil
+	}
+	m.closes++
+	s.markClosing()
+	if m.undo(s, f, &want) {
+		return want, true
+	}
+	s.state = closed
+	return want, false
+}
+
+// undo undoes what s owns, newest first, as deferred calls run (rule 10).
+// It reports whether the parent panicked; then everything not yet undone
+// stays (rule 14).
+func (m *model) undo(s *mScope, f closeFault, want *[]wantUE) bool {
+	for len(s.steps) > 0 {
+		st := s.steps[len(s.steps)-1]
+		switch {
+		case st.sub != nil:
+			if st.sub.state != closed {
+				if m.undo(st.sub, f, want) {
+					return true
+				}
+				st.sub.state = closed
+			}
+		case st.del != nil:
+			st.del.run()
+		default:
+			if m.takeBack(st.reg, f, want) {
+				return true
+			}
+		}
+		s.steps = s.steps[:len(s.steps)-1]
+	}
+	return false
+}
+
+// takeBack undoes one registration in a Close (rules 11 and 13).
+func (m *model) takeBack(r *mReg, f closeFault, want *[]wantUE) (panics bool) {
+	reg := r.scope.tree.reg
+	switch {
+	case r.pre == "":
+		// Unchecked: always the scope's.
+	case m.holds(r):
+		switch f.on(r) {
+		case promtest.Panicking:
+			r.panicked = true
+			return true
+		case promtest.Refuse:
+			// Kept by the parent: reported; rule 13 says what stays exposed.
+			*want = append(*want, wantUE{reg: r})
+		case promtest.LieKept:
+			// A parent that says it unregistered cannot be caught.
+		case promtest.LieRemoved:
+			reg.remove(r.key)
+			// Removed, though the parent said it was not: either is right.
+			*want = append(*want, wantUE{reg: r, maybe: true})
+		default:
+			reg.remove(r.key)
+		}
+	case reg.held[r.key] != nil:
+		// Somebody else's: left alone, reported.
+		*want = append(*want, wantUE{reg: r})
+	default:
+		// Nobody's: reported, unless a twin came before it in this Close.
+		// A twin taken back by an earlier Close that panicked is not "this
+		// Close"; either is right then.
+		now, before := false, false
+		for _, t := range r.scope.all {
+			if m.twins(r, t) && t.takenIn == m.closes {
+				now = true
+			}
+			if m.twins(r, t) && t.takenIn != 0 && t.takenIn < m.closes {
+				before = true
+			}
+		}
+		if !now {
+			*want = append(*want, wantUE{reg: r, maybe: before})
+		}
+	}
+	r.live = false
+	r.takenIn = m.closes
+	return false
+}
+
+func (f closeFault) on(r *mReg) promtest.Fault {
+	if f.kind != promtest.Pass && strings.Join(r.full, ",") == f.names {
+		return f.kind
+	}
+	return promtest.Pass
+}
+
+func (d *mDel) run() {
+	for _, v := range d.vecs {
+		v.deleteMatching(d.labels)
+	}
+}
+
+// scopeSeries is what s's Gather must return (rule 19): what s and the
+// scopes nested in it own, through their views, not through the wrappers
+// between the outermost scope and the registry.
+func (m *model) scopeSeries(s *mScope) []mSeries {
+	if s.state == closed {
+		return nil
+	}
+	var out []mSeries
+	for _, r := range s.owns() {
+		out = append(out, wrapSeries(r.base.series(), slices.Concat(r.chain, r.scope.view.wraps())...)...)
+	}
+	return out
+}
+
+// exposed is what a registry must expose (rule 22): what the scopes own and
+// the registry holds by them, through their views; what outsiders
+// registered; and what a faulty parent kept of a scope with no view
+// (rule 13). A record a scope no longer owns exposes nothing.
+func (m *model) exposed(reg *mRegistry) []mSeries {
+	var out []mSeries
+	for _, e := range reg.held {
+		switch {
+		case !e.rec:
+			out = append(out, wrapSeries(e.base.series(), e.chain...)...)
+		case e.by.live:
+			out = append(out, e.by.registrySeries()...)
+		}
+	}
+	for _, e := range reg.loose {
+		out = append(out, wrapSeries(e.base.series(), e.chain...)...)
+	}
+	for _, s := range m.scopes {
+		if s.tree.reg != reg {
+			continue
+		}
+		for _, st := range s.steps {
+			if r := st.reg; r != nil && r.live && r.pre == "" {
+				out = append(out, r.registrySeries()...)
+			}
+		}
+	}
+	return out
+}
+
+// registrySeries is what the registry exposes of r. A registration whose
+// Close the parent interrupted stays recorded and exposed (rule 14).
+func (r *mReg) registrySeries() []mSeries {
+	return wrapSeries(r.base.series(), slices.Concat(r.chain, r.scope.view.wraps(), r.scope.tree.outer)...)
+}
+
+// ---- the world: real objects next to the model ----
+
+type world struct {
+	t      *testing.T
+	m      *model
+	reg    *prometheus.Registry
+	par    *promtest.Parent
+	mreg   *mRegistry // the model of reg
+	mpar   *mRegistry // the model of par.Reg
+	pool   []*object
+	vecs   []*mVec
+	scopes []*mScope
+	trace  []string
+	mu     sync.Mutex
+	armed  promtest.Call // Op and Names of the calls to fault
+	fault  promtest.Fault
+}
+
+func newWorld(t *testing.T) *world {
+	w := &world{t: t, m: &model{}, reg: prometheus.NewPedanticRegistry()}
+	w.par = promtest.NewParent(w.script)
+	w.par.Stranger = promtest.Gauge("stranger", 0)
+	w.mreg = newRegistry("reg", w.reg)
+	w.mpar = newRegistry("par.Reg", w.par.Reg)
+	w.makePool()
+	return w
+}
+
+func (w *world) script(c promtest.Call) promtest.Fault {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fault != promtest.Pass && c.Op == w.armed.Op && c.Names == w.armed.Names {
+		return w.fault
+	}
+	return promtest.Pass
+}
+
+// arm makes the parent fault every call op about names until disarm.
+func (w *world) arm(op string, names []string, f promtest.Fault) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.armed, w.fault = promtest.Call{Op: op, Names: strings.Join(names, ",")}, f
+}
+
+func (w *world) disarm() { w.arm("", nil, promtest.Pass) }
+
+func gaugeObject(name string, g prometheus.Gauge, metric string, v float64, consts map[string]string) *object {
+	return &object{
+		name:  name,
+		get:   func() prometheus.Collector { return g },
+		descs: []mDesc{{name: metric, help: promtest.Help(metric), consts: consts}},
+		fixed: []mSeries{{name: metric, labels: maps.Clone(consts), value: v}},
+		same:  func(c prometheus.Collector) bool { return c == prometheus.Collector(g) },
+	}
+}
+
+func (w *world) makePool() {
+	g0a, g0b, g1a := promtest.Gauge("g0", 1), promtest.Gauge("g0", 2), promtest.Gauge("g1", 3)
+	h0a, h1a, h0b, h1b := promtest.Gauge("h0", 5), promtest.Gauge("h1", 6), promtest.Gauge("h0", 7), promtest.Gauge("h1", 8)
+	k0 := prometheus.NewGauge(prometheus.GaugeOpts{Name: "k0", Help: promtest.Help("k0"), ConstLabels: prometheus.Labels{"l0": "k"}})
+	k0.Set(11)
+
+	gauges := func(name string, a, b prometheus.Gauge, va, vb float64) *object {
+		return &object{
+			name: name,
+			// A new slice each time: equal values, the same collector
+			// (Words).
+			get: func() prometheus.Collector { return promtest.Gauges{a, b} },
+			descs: []mDesc{
+				{name: "h0", help: promtest.Help("h0")},
+				{name: "h1", help: promtest.Help("h1")},
+			},
+			fixed: []mSeries{{name: "h0", value: va}, {name: "h1", value: vb}},
+			same: func(c prometheus.Collector) bool {
+				gs, ok := c.(promtest.Gauges)
+				return ok && len(gs) == 2 && gs[0] == a && gs[1] == b
+			},
+		}
+	}
+	vec := func(name string) (*object, *mVec) {
+		cv := promtest.CounterVec("v0", "tenant", "link")
+		v := &mVec{obj: name, name: "v0", vars: []string{"tenant", "link"}, real: cv, state: map[string]float64{},
+			add: func(values []string, n float64) { cv.WithLabelValues(values...).Add(n) }}
+		return &object{
+			name:  name,
+			get:   func() prometheus.Collector { return cv },
+			descs: []mDesc{{name: "v0", help: promtest.Help("v0"), vars: v.vars}},
+			vec:   v,
+			same:  func(c prometheus.Collector) bool { return c == prometheus.Collector(cv) },
+		}, v
+	}
+	unchecked := func(name string, u *promtest.Unchecked) *object {
+		return &object{
+			name:  name,
+			get:   func() prometheus.Collector { return u },
+			fixed: []mSeries{{name: u.Name, value: u.Value}},
+			same:  func(c prometheus.Collector) bool { return c == prometheus.Collector(u) },
+		}
+	}
+	vec0a, v0a := vec("vec0a")
+	vec0b, v0b := vec("vec0b")
+	value := gaugeObject("valueGauge{g0a}", nil, "g0", 1, nil)
+	value.get = func() prometheus.Collector { return valueGauge{g0a} }
+	value.same = func(c prometheus.Collector) bool { v, ok := c.(valueGauge); return ok && v.Gauge == g0a }
+
+	w.pool = []*object{
+		cG0a:     gaugeObject("g0a", g0a, "g0", 1, nil),
+		cG0b:     gaugeObject("g0b", g0b, "g0", 2, nil),
+		cG1a:     gaugeObject("g1a", g1a, "g1", 3, nil),
+		cValue:   value,
+		cGauges0: gauges("promtest.Gauges{h0a, h1a}", h0a, h1a, 5, 6),
+		cGauges1: gauges("promtest.Gauges{h0b, h1b}", h0b, h1b, 7, 8),
+		cH0a:     gaugeObject("h0a", h0a, "h0", 5, nil),
+		cVec0a:   vec0a,
+		cVec0b:   vec0b,
+		cU0:      unchecked("u0", &promtest.Unchecked{Name: "u0", Value: 9}),
+		cU1:      unchecked("u1", &promtest.Unchecked{Name: "u1", Value: 10}),
+		cK0:      gaugeObject("k0", k0, "k0", 11, map[string]string{"l0": "k"}),
+	}
+
+	// The bystander: an outsider's gauge and shared vector on reg.
+	b := promtest.NewBystander(w.reg)
+	shared := &mVec{obj: "bystander.Shared", name: "shared", vars: []string{"tenant"}, real: b.Shared,
+		state: map[string]float64{"a": 1, "b": 2},
+		add:   func(values []string, n float64) { b.Shared.WithLabelValues(values...).Add(n) }}
+	other := &object{name: "bystander.Gauge", descs: []mDesc{{name: "other", help: "Another owner's gauge."}},
+		fixed: []mSeries{{name: "other", value: 42}}, same: func(c prometheus.Collector) bool { return c == prometheus.Collector(b.Gauge) }}
+	sharedObj := &object{name: "bystander.Shared", descs: []mDesc{{name: "shared", help: "Another owner's vector.", vars: shared.vars}},
+		vec: shared, same: func(c prometheus.Collector) bool { return c == prometheus.Collector(b.Shared) }}
+	w.mreg.put(other.descs, &entry{base: other})
+	w.mreg.put(sharedObj.descs, &entry{base: sharedObj})
+	w.vecs = []*mVec{vVec0a: v0a, vVec0b: v0b, vShared: shared}
+}
+
+func (w *world) say(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.trace = append(w.trace, fmt.Sprintf(format, args...))
+}
+
+func (w *world) traceCopy() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.trace)
+}
+
+func (w *world) fail(format string, args ...any) {
+	w.t.Helper()
+	w.t.Fatalf("%s\nprogram so far:\n\t%s", fmt.Sprintf(format, args...), strings.Join(w.traceCopy(), "\n\t"))
+}
+
+func (w *world) run(program []byte) {
+	// Rule 12: Close on a nil or zero scope returns nil; a zero scope is empty.
+	var zero registry.Scope
+	if err := (*registry.Scope)(nil).Close(); err != nil {
+		w.fail("Close on a nil scope: %v", err)
+	}
+	if err := zero.Close(); err != nil || zero.Len() != 0 {
+		w.fail("zero scope: Close %v, Len %d", err, zero.Len())
+	}
+	in := &input{b: program}
+	for in.i < len(in.b) {
+		w.op(in)
+		w.check()
+	}
+}
+
+func (w *world) op(in *input) {
+	switch in.n(nOps) {
+	case opRoot:
+		w.root(in)
+	case opNest:
+		w.nest(in)
+	case opRegister:
+		w.register(in)
+	case opMustTwo:
+		w.mustTwo(in)
+	case opUnregister:
+		w.unregister(in)
+	case opClose:
+		w.close(in)
+	case opOutUnregister:
+		w.outsider(in, false)
+	case opOutRegister:
+		w.outsider(in, true)
+	case opSeries:
+		w.series(in)
+	case opDelete:
+		w.deleteOnClose(in)
+	}
+}
+
+// ---- reading operands ----
+
+func (w *world) scope(in *input) *mScope {
+	b := in.next()
+	if len(w.scopes) == 0 {
+		return nil
+	}
+	return w.scopes[b%len(w.scopes)]
+}
+
+// options reads a scope's options: a flags byte (bit 0: a prefix, whose
+// index follows; bits 1 to 4: how many labels, modulo 9; bit 5: the labels
+// split over two WithLabels; bit 6: an empty WithLabels too), then one byte
+// per label (bits 0 to 2: the name l0 to l7; bit 3: the value).
+func (w *world) options(in *input) ([]registry.Option, wrap, string) {
+	f := in.next()
+	var opts []registry.Option
+	var desc []string
+	own := wrap{}
+	if f&1 != 0 {
+		own.prefix = scopePrefixes[in.n(len(scopePrefixes))]
+		opts = append(opts, registry.WithPrefix(own.prefix))
+		desc = append(desc, fmt.Sprintf("registry.WithPrefix(%q)", own.prefix))
+	}
+	n := (f >> 1 & 15) % 9
+	var given []pair
+	for range n {
+		b := in.next()
+		given = append(given, pair{fmt.Sprintf("l%d", b&7), labelValues[b>>3&1]})
+	}
+	if f&0x40 != 0 {
+		opts = append(opts, registry.WithLabels(prometheus.Labels{}))
+		desc = append(desc, "registry.WithLabels(prometheus.Labels{})")
+	}
+	split := 0
+	if f&0x20 != 0 {
+		split = len(given) / 2
+	}
+	merged := map[string]string{}
+	for _, part := range [][]pair{given[:split], given[split:]} {
+		if len(part) == 0 {
+			continue
+		}
+		m := map[string]string{}
+		for _, p := range part {
+			m[p.name] = p.value // later wins, within one map and across options
+			merged[p.name] = p.value
+		}
+		opts = append(opts, registry.WithLabels(m))
+		desc = append(desc, fmt.Sprintf("registry.WithLabels(%s)", labelsString(sortedPairs(m))))
+	}
+	own.labels = sortedPairs(merged)
+	return opts, own, strings.Join(desc, ", ")
+}
+
+// scopeWrap reads a client_golang wrapper of a scope: bit 0 clear, a prefix
+// (bit 1: p_ or q_); set, labels (bits 1 to 3: the name l0 to l7; bit 4: the
+// value; bit 5: no labels at all).
+func scopeWrap(b int) wrap {
+	if b&1 == 0 {
+		return wrap{prefix: wrapPrefixes[b>>1&1]}
+	}
+	if b&0x20 != 0 {
+		return wrap{isLbl: true}
+	}
+	return wrap{isLbl: true, labels: []pair{{fmt.Sprintf("l%d", b>>1&7), labelValues[b>>4&1]}}}
+}
+
+// outerWrap reads a client_golang wrapper of the registry: bit 0 clear, the
+// prefix w_; set, the label o0 or o1 (bit 1) with a value (bit 2).
+func outerWrap(b int) wrap {
+	if b&1 == 0 {
+		return wrap{prefix: "w_"}
+	}
+	return wrap{isLbl: true, labels: []pair{{fmt.Sprintf("o%d", b>>1&1), labelValues[b>>2&1]}}}
+}
+
+// chain reads 0 to 3 wrappers of a scope, user side first.
+func chain(in *input) []wrap {
+	var ws []wrap
+	for range in.n(4) {
+		ws = append(ws, scopeWrap(in.next()))
+	}
+	return ws
+}
+
+// through wraps r in ws, so that a collector registered with the result
+// meets ws[0] first.
+func through(r prometheus.Registerer, ws []wrap) prometheus.Registerer {
+	for i := len(ws) - 1; i >= 0; i-- {
+		r = ws[i].on(r)
+	}
+	return r
+}
+
+func chainString(base string, ws []wrap) string {
+	s := base
+	for i := len(ws) - 1; i >= 0; i-- {
+		s = strings.Replace(ws[i].String(), "·", s, 1)
+	}
+	return s
+}
+
+// collector reads a collector: the object (nil for cNil and cTypedNil) and
+// the value to pass. A nil collector is passed straight to the scope: wrapped
+// by client_golang, it crashes client_golang's own Describe goroutine, in a
+// scope as in a prometheus.Registry.
+func (w *world) collector(in *input) (*object, prometheus.Collector, string) {
+	switch i := in.n(nColls); i {
+	case cNil:
+		return nil, nil, "nil"
+	case cTypedNil:
+		return nil, (*prometheus.CounterVec)(nil), "(*prometheus.CounterVec)(nil)"
+	default:
+		return w.pool[i], w.pool[i].get(), w.pool[i].name
+	}
+}
+
+// ---- operations ----
+
+func (w *world) root(in *input) {
+	kind := in.n(nRoots)
+	var outer []wrap
+	if kind == onWrapped {
+		for range 1 + in.n(2) {
+			outer = append(outer, outerWrap(in.next()))
+		}
+	}
+	opts, own, desc := w.options(in)
+	name := fmt.Sprintf("s%d", len(w.scopes))
+	tree := &mTree{outer: outer}
+	var parent prometheus.Registerer
+	var pdesc string
+	switch kind {
+	case onReg:
+		parent, pdesc, tree.reg = w.reg, "reg", w.mreg
+	case onNil:
+		parent, pdesc, tree.reg = nil, "nil", newRegistry("private registry of "+name, nil)
+	case onWrapped:
+		// The outer wrappers are listed scope side first: the first one
+		// wraps the rest.
+		parent, pdesc, tree.reg = w.reg, "reg", w.mreg
+		for i := len(outer) - 1; i >= 0; i-- {
+			parent = outer[i].on(parent)
+			pdesc = strings.Replace(outer[i].String(), "·", pdesc, 1)
+		}
+	case onParent:
+		parent, pdesc, tree.reg, tree.parent = w.par, "par", w.mpar, true
+	}
+	opts = append([]registry.Option{registry.WithName(name)}, opts...)
+	s := &mScope{path: name, tree: tree, levels: []wrap{own}, state: open}
+	s.view = compose(s.levels)
+	s.real = registry.NewScope(parent, opts...)
+	w.addScope(s)
+	w.say("%s := registry.NewScope(%s, registry.WithName(%q)%s)", name, pdesc, name, sep(desc))
+}
+
+func sep(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ", " + s
+}
+
+func (w *world) addScope(s *mScope) {
+	w.scopes = append(w.scopes, s)
+	w.m.scopes = append(w.m.scopes, s)
+}
+
+// nest applies rule 15: Child, NewScope on the scope and NewScope on
+// wrappers of it make a scope nested in it; rule 12: one made in a scope
+// whose Close has begun is closed.
+func (w *world) nest(in *input) {
+	p := w.scope(in)
+	how := in.n(nHows)
+	var ws []wrap
+	if how == byWrappers {
+		for range 1 + in.n(3) {
+			ws = append(ws, scopeWrap(in.next()))
+		}
+	}
+	opts, own, desc := w.options(in)
+	if p == nil {
+		return
+	}
+	name := fmt.Sprintf("s%d", len(w.scopes))
+	opts = append([]registry.Option{registry.WithName(name)}, opts...)
+	var real *registry.Scope
+	var call string
+	switch how {
+	case byChild:
+		real = p.real.Child(opts...)
+		call = fmt.Sprintf("%s.Child(registry.WithName(%q)%s)", p.path2(), name, sep(desc))
+	case byNewScope:
+		real = registry.NewScope(p.real, opts...)
+		call = fmt.Sprintf("registry.NewScope(%s, registry.WithName(%q)%s)", p.path2(), name, sep(desc))
+	default:
+		// The wrapper next to p is applied first, on p.
+		var r prometheus.Registerer = p.real
+		d := p.path2()
+		for _, x := range ws {
+			r = x.on(r)
+			d = strings.Replace(x.String(), "·", d, 1)
+		}
+		real = registry.NewScope(r, opts...)
+		call = fmt.Sprintf("registry.NewScope(%s, registry.WithName(%q)%s)", d, name, sep(desc))
+	}
+	levels := slices.Concat(p.levels, ws, []wrap{own})
+	s := &mScope{path: p.path + "/" + name, real: real, tree: p.tree, levels: levels, state: closed}
+	s.view = compose(levels)
+	if p.state == open {
+		s.state = open
+		p.steps = append(p.steps, step{sub: s})
+	}
+	w.addScope(s)
+	w.say("%s := %s", name, call)
+}
+
+// path2 is the Go variable of a scope in the trace.
+func (s *mScope) path2() string { return s.path[strings.LastIndex(s.path, "/")+1:] }
+
+// registerFault returns the fault to inject into a Register on s, if the
+// model can tell the parent gets the call: a checked collector whose
+// descriptors are valid, on an open scope without a label set twice.
+func (w *world) registerFault(s *mScope, ch []wrap, o *object, b int) (promtest.Fault, []string) {
+	if !s.tree.parent || o == nil || len(o.descs) == 0 || s.state != open || len(s.view.clash) > 0 {
+		return promtest.Pass, nil
+	}
+	ds := wrapDescs(o.descs, slices.Concat(ch, s.view.wraps(), s.tree.outer)...)
+	if identity(ds) == "!" {
+		return promtest.Pass, nil
+	}
+	f := []promtest.Fault{promtest.Pass, promtest.Fail, promtest.Claim, promtest.ClaimNobody}
+	if b%nFaults < len(f) {
+		return f[b%nFaults], descNames(ds)
+	}
+	return promtest.Pass, nil
+}
+
+func (w *world) register(in *input) {
+	s, ch := w.scope(in), chain(in)
+	o, c, cdesc := w.collector(in)
+	if o == nil {
+		ch = nil
+	}
+	mode := in.n(nModes)
+	fb := in.next()
+	if s == nil {
+		return
+	}
+	fault, names := w.registerFault(s, ch, o, fb)
+	want := w.m.register(s, ch, o, fault, w.par.Stranger)
+	target := chainString(s.path2(), ch)
+	if fault != promtest.Pass {
+		w.say("// the parent answers every Register of %q with %v", strings.Join(names, ","), faultName(fault))
+		w.arm("register", names, fault)
+	}
+	defer w.disarm()
+	var r prometheus.Registerer = s.real
+	if len(ch) > 0 {
+		r = through(s.real, ch)
+	}
+	if mode == modeRegister {
+		w.say("err = %s.Register(%s)", target, cdesc)
+		err := r.Register(c)
+		w.disarm()
+		w.checkErr("Register", err, want, o)
+		return
+	}
+	w.say("%s.MustRegister(%s)", target, cdesc)
+	v := promtest.Panic(func() { r.MustRegister(c) })
+	w.disarm()
+	// Rule 4 for the scope's own MustRegister; through client_golang's
+	// wrappers, their MustRegister panics with the scope's Register error.
+	w.checkPanic("MustRegister", v, want, o, len(ch) == 0)
+}
+
+func (w *world) mustTwo(in *input) {
+	s, ch := w.scope(in), chain(in)
+	o1, c1, d1 := w.collector(in)
+	o2, c2, d2 := w.collector(in)
+	if o1 == nil || o2 == nil {
+		ch = nil
+	}
+	if s == nil {
+		return
+	}
+	// MustRegister registers each in turn and stops at the first error.
+	want := w.m.register(s, ch, o1, promtest.Pass, nil)
+	wantObj := o1
+	if want.kind == kOK {
+		want, wantObj = w.m.register(s, ch, o2, promtest.Pass, nil), o2
+	}
+	w.say("%s.MustRegister(%s, %s)", chainString(s.path2(), ch), d1, d2)
+	v := promtest.Panic(func() { through(s.real, ch).MustRegister(c1, c2) })
+	w.checkPanic("MustRegister", v, want, wantObj, len(ch) == 0)
+}
+
+func (w *world) unregister(in *input) {
+	s, ch := w.scope(in), chain(in)
+	o, c, cdesc := w.collector(in)
+	if o == nil {
+		ch = nil
+	}
+	fb := in.next()
+	if s == nil {
+		return
+	}
+	// A fault applies only where the parent must get the call: the scope
+	// finds a checked registration that the registry holds by it.
+	fault := promtest.Pass
+	if s.tree.parent && o != nil && s.state == open {
+		if r := w.m.find(s, o, ch); r != nil && r.pre != "" && w.m.holds(r) {
+			f := []promtest.Fault{promtest.Pass, promtest.Refuse, promtest.LieKept, promtest.LieRemoved}
+			if fb%nFaults < len(f) {
+				fault = f[fb%nFaults]
+			}
+			if fault != promtest.Pass {
+				w.say("// the parent answers every Unregister of %q with %v", strings.Join(r.full, ","), faultName(fault))
+				w.arm("unregister", r.full, fault)
+			}
+		}
+	}
+	defer w.disarm()
+	want := w.m.unregister(s, ch, o, fault)
+	w.say("ok = %s.Unregister(%s)", chainString(s.path2(), ch), cdesc)
+	got := through(s.real, ch).Unregister(c)
+	w.disarm()
+	if want != tEither && got != (want == tTrue) {
+		w.fail("Unregister returned %v, want %v", got, want == tTrue)
+	}
+}
+
+// closeFaults lists the metric names a fault may target in a Close of s: those
+// of which every registration in s's tree is one the Close must take back
+// from the registry, each with an identity of its own, so that the parent
+// gets one Unregister for each and the model can tell what it answered.
+func (w *world) closeFaults(s *mScope) []string {
+	if !s.tree.parent || s.state == closed {
+		return nil
+	}
+	ok := map[string]bool{}
+	keys := map[string]map[string]bool{}
+	for _, r := range s.owns() {
+		if r.pre == "" {
+			continue
+		}
+		n := strings.Join(r.full, ",")
+		if _, seen := ok[n]; !seen {
+			ok[n], keys[n] = true, map[string]bool{}
+		}
+		if !w.m.holds(r) || keys[n][r.key] {
+			ok[n] = false
+		}
+		keys[n][r.key] = true
+	}
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(ok)) {
+		if ok[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (w *world) close(in *input) {
+	s := w.scope(in)
+	fb, which := in.next(), in.next()
+	if s == nil {
+		return
+	}
+	var f closeFault
+	if names := w.closeFaults(s); len(names) > 0 {
+		kinds := []promtest.Fault{promtest.Pass, promtest.Refuse, promtest.LieKept, promtest.LieRemoved, promtest.Panicking}
+		if fb%nFaults < len(kinds) {
+			f = closeFault{kind: kinds[fb%nFaults], names: names[which%len(names)]}
+		}
+	}
+	if f.kind != promtest.Pass {
+		w.say("// the parent answers every Unregister of %q with %v", f.names, faultName(f.kind))
+		w.arm("unregister", strings.Split(f.names, ","), f.kind)
+	}
+	defer w.disarm()
+	want, panics := w.m.close(s, f)
+	w.say("err = %s.Close()", s.path2())
+	var err error
+	v := promtest.Panic(func() { err = s.real.Close() })
+	w.disarm()
+	if panics {
+		// Rule 14: the parent's panic goes on out of Close.
+		if e, ok := v.(error); !ok || !errors.Is(e, promtest.ErrInjected) {
+			w.fail("Close panicked with %v, want the parent's panic %v", v, promtest.ErrInjected)
+		}
+		return
+	}
+	if v != nil {
+		w.fail("Close panicked: %v", v)
+	}
+	w.checkClose(s, err, want)
+}
+
+// outsider registers or unregisters a collector straight on the registry
+// of s's tree, with the prefix and labels that s would give it: to collide
+// with s's registrations, earlier or later, or to take them away.
+func (w *world) outsider(in *input, register bool) {
+	s, ch := w.scope(in), chain(in)
+	o, c, cdesc := w.collector(in)
+	if s == nil || o == nil || s.tree.reg.real == nil {
+		return
+	}
+	stack := slices.Concat(ch, s.view.wraps(), s.tree.outer)
+	var r prometheus.Registerer = s.tree.reg.real
+	r = through(r, stack)
+	target := chainString(s.tree.reg.name, stack)
+	ds := wrapDescs(o.descs, stack...)
+	reg := s.tree.reg
+	if !register {
+		want := false
+		if k := unregisterKey(ds); k != "" {
+			want = reg.remove(k)
+		}
+		w.say("ok = %s.Unregister(%s) // an outsider", target, cdesc)
+		if got := r.Unregister(c); got != want {
+			w.fail("the registry's Unregister returned %v, want %v", got, want)
+		}
+		return
+	}
+	w.say("err = %s.Register(%s) // an outsider", target, cdesc)
+	err := r.Register(c)
+	v, e, _ := reg.decide(ds)
+	switch v {
+	case vAccepted:
+		reg.put(ds, &entry{base: o, chain: stack})
+		if err != nil {
+			w.fail("the registry refused: %v", err)
+		}
+	case vUnchecked:
+		reg.loose = append(reg.loose, &entry{base: o, chain: stack})
+		if err != nil {
+			w.fail("the registry refused an unchecked collector: %v", err)
+		}
+	case vTaken:
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(err, &are) {
+			w.fail("the registry returned %v, want an AlreadyRegisteredError", err)
+		}
+		if !outsiderExisting(e)(are.ExistingCollector) {
+			w.fail("the registry's ExistingCollector is %T %v, want %s (rule 6)", are.ExistingCollector, are.ExistingCollector, e.describe())
+		}
+	default:
+		var are prometheus.AlreadyRegisteredError
+		if err == nil || errors.As(err, &are) {
+			w.fail("the registry returned %v, want its own refusal", err)
+		}
+	}
+}
+
+func (e *entry) describe() string {
+	if e.rec {
+		return fmt.Sprintf("a record of %s's registration of %s (live %v)", e.by.scope.path, e.by.base.name, e.by.live)
+	}
+	return e.base.name
+}
+
+func (w *world) series(in *input) {
+	v := w.vecs[in.n(nVecs)]
+	b := in.next()
+	n := float64(1 + in.n(4))
+	values := []string{tenants[b&1], links[b>>1&1]}[:len(v.vars)]
+	v.add(values, n)
+	v.state[strings.Join(values, "\xff")] += n
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = strconv.Quote(v)
+	}
+	w.say("%s.WithLabelValues(%s).Add(%v)", v.obj, strings.Join(quoted, ", "), n)
+}
+
+// The labels opDelete reads: the last is the empty misuse.
+var deleteLabels = [][]pair{
+	{{"tenant", "a"}},
+	{{"tenant", "b"}},
+	{{"link", "x"}},
+	{{"link", "y"}, {"tenant", "a"}},
+	nil,
+}
+
+// deleteOnClose applies rule 18. The vectors byte: bits 0 and 1 pick a
+// vector, bit 2 adds the shared one; 0x38 passes none, 0x30 a nil one.
+func (w *world) deleteOnClose(in *input) {
+	s := w.scope(in)
+	labels := deleteLabels[in.n(len(deleteLabels))]
+	b := in.next()
+	if s == nil {
+		return
+	}
+	var vecs []*mVec
+	var ds []registry.Deleter
+	var names []string
+	switch b & 0x38 {
+	case 0x38:
+	case 0x30:
+		ds, names = []registry.Deleter{(*prometheus.CounterVec)(nil)}, []string{"nil"}
+	default:
+		v := w.vecs[(b&3)%nVecs]
+		vecs = append(vecs, v)
+		if b&4 != 0 && v != w.vecs[vShared] {
+			vecs = append(vecs, w.vecs[vShared])
+		}
+		for _, v := range vecs {
+			ds = append(ds, v.real)
+			names = append(names, v.obj)
+		}
+	}
+	m := map[string]string{}
+	for _, p := range labels {
+		m[p.name] = p.value
+	}
+	w.say("%s.DeleteOnClose(%s, %s)", s.path2(), labelsString(labels), strings.Join(names, ", "))
+	v := promtest.Panic(func() { s.real.DeleteOnClose(m, ds...) })
+	if len(labels) == 0 || len(ds) == 0 || vecs == nil {
+		if !strings.HasPrefix(fmt.Sprint(v), "registry:") {
+			w.fail("DeleteOnClose panicked with %v, want a registry: message", v)
+		}
+		return
+	}
+	if v != nil {
+		w.fail("DeleteOnClose panicked: %v", v)
+	}
+	d := &mDel{labels: labels, vecs: vecs}
+	if s.state == open {
+		s.steps = append(s.steps, step{del: d})
+	} else {
+		d.run() // rule 18: at once once Close has begun
+	}
+}
+
+func faultName(f promtest.Fault) string {
+	return [...]string{"Pass", "Fail", "Claim", "ClaimNobody", "Refuse", "LieKept", "LieRemoved", "Block", "BlockAfter", "Panicking"}[f]
+}
+
+// ---- checks ----
+
+func (w *world) checkErr(what string, err error, want outcome, o *object) {
+	w.t.Helper()
+	if msg := mismatch(err, want, o); msg != "" {
+		w.fail("%s returned %v; %s", what, err, msg)
+	}
+}
+
+// mismatch returns what is wrong with err against want, or "".
+func mismatch(err error, want outcome, o *object) string {
+	var are prometheus.AlreadyRegisteredError
+	isARE := errors.As(err, &are)
+	names := func(labels []string) bool {
+		if err == nil || isARE {
+			return false
+		}
+		if len(labels) == 0 {
+			return true
+		}
+		for _, l := range labels {
+			if strings.Contains(err.Error(), l) {
+				return true
+			}
+		}
+		return false
+	}
+	if want.orClosed && errors.Is(err, registry.ErrClosed) || want.orLabel != nil && names(want.orLabel) {
+		return ""
+	}
+	switch want.kind {
+	case kOK:
+		if err != nil {
+			return "want nil (rule 2)"
+		}
+	case kNil:
+		if !errors.Is(err, registry.ErrNilCollector) {
+			return "want ErrNilCollector (rule 1)"
+		}
+	case kClosed:
+		if !errors.Is(err, registry.ErrClosed) {
+			return "want ErrClosed (rule 1)"
+		}
+	case kLabel:
+		if !names(want.labels) {
+			return fmt.Sprintf("want an error naming one of %q (rules 1, 16)", want.labels)
+		}
+	case kRefused:
+		if !names(want.labels) {
+			return fmt.Sprintf("want the registry's own error (rule 2), naming one of %q if any", want.labels)
+		}
+	case kInjected:
+		if !errors.Is(err, promtest.ErrInjected) {
+			return "want the parent's error (rule 2)"
+		}
+	case kTaken:
+		if !isARE {
+			return "want an AlreadyRegisteredError (rule 2)"
+		}
+		if !want.existing(are.ExistingCollector) {
+			return fmt.Sprintf("ExistingCollector is %T %v, not the collector its owner registered (rule 3)", are.ExistingCollector, are.ExistingCollector)
+		}
+		if o == nil || !o.same(innermost(are.NewCollector)) {
+			return fmt.Sprintf("NewCollector is %T %v, want the collector registered (rule 3)", are.NewCollector, are.NewCollector)
+		}
+	}
+	return ""
+}
+
+// checkPanic checks MustRegister's panic (rule 4). named: the scope's own
+// MustRegister, whose AlreadyRegisteredError names the holding scope.
+func (w *world) checkPanic(what string, v any, want outcome, o *object, named bool) {
+	w.t.Helper()
+	if want.kind == kOK {
+		if v != nil {
+			w.fail("%s panicked with %v, want no panic", what, v)
+		}
+		return
+	}
+	err, ok := v.(error)
+	if !ok {
+		w.fail("%s panicked with %T %v, want an error", what, v, v)
+	}
+	if msg := mismatch(err, want, o); msg != "" {
+		w.fail("%s panicked with %v; %s (rule 4)", what, err, msg)
+	}
+	if named && want.kind == kTaken && len(want.holders) > 0 {
+		if !slices.ContainsFunc(want.holders, func(h *mScope) bool { return namesScope(err.Error(), h.path) }) {
+			w.fail("%s panicked with %q, want it to name the scope holding the metric, %s (rule 4)", what, err, want.holders[0].path)
+		}
+	}
+}
+
+// namesScope reports whether msg holds the scope name path as a whole name.
+func namesScope(msg, path string) bool {
+	for i := 0; ; {
+		j := strings.Index(msg[i:], path)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(path)
+		if end == len(msg) || !strings.ContainsRune("0123456789", rune(msg[end])) {
+			return true
+		}
+		i = end
+	}
+}
+
+// checkClose checks Close's error against rule 11: one UnregisterError
+// wrapping ErrNotRegistered per registration reported, in the order of the
+// Close, combined with multierr, each naming the metrics.
+func (w *world) checkClose(s *mScope, err error, want []wantUE) {
+	w.t.Helper()
+	got := multierr.Errors(err)
+	var ues []*registry.UnregisterError
+	for _, e := range got {
+		var ue *registry.UnregisterError
+		if !errors.As(e, &ue) || !errors.Is(e, registry.ErrNotRegistered) {
+			w.fail("Close returned %v, which is not an UnregisterError wrapping ErrNotRegistered (rule 11)", e)
+		}
+		ues = append(ues, ue)
+	}
+	if !matchUEs(ues, want, s) {
+		var wd []string
+		for _, u := range want {
+			wd = append(wd, fmt.Sprintf("%s of %s %q (maybe %v)", u.reg.base.name, u.reg.scope.path, u.reg.names, u.maybe))
+		}
+		var gd []string
+		for _, u := range ues {
+			gd = append(gd, fmt.Sprintf("%s: %q", u.Scope, u.Metrics))
+		}
+		w.fail("Close reported %q, want %q (rule 11)", gd, wd)
+	}
+}
+
+func matchUEs(got []*registry.UnregisterError, want []wantUE, closer *mScope) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	if len(got) > 0 && ueIs(got[0], want[0].reg, closer) && matchUEs(got[1:], want[1:], closer) {
+		return true
+	}
+	return want[0].maybe && matchUEs(got, want[1:], closer)
+}
+
+// ueIs reports whether ue reports r: its metrics as the scope sees them, or as
+// the registry does; its scope the one that owned r or the one whose Close
+// was called.
+func ueIs(ue *registry.UnregisterError, r *mReg, closer *mScope) bool {
+	if !slices.Equal(ue.Metrics, r.names) && !slices.Equal(ue.Metrics, r.full) {
+		return false
+	}
+	return ue.Scope == r.scope.real.String() || ue.Scope == closer.real.String()
+}
+
+// check compares everything observable with the model after an operation.
+func (w *world) check() {
+	w.t.Helper()
+	for _, reg := range []*mRegistry{w.mreg, w.mpar} {
+		mfs, err := reg.real.Gather()
+		if msg := compareSeries(mfs, err, w.m.exposed(reg)); msg != "" {
+			w.fail("%s exposes the wrong series (rule 22): %s", reg.name, msg)
+		}
+	}
+	for _, s := range w.scopes {
+		want := w.m.scopeSeries(s)
+		if n := len(s.owns()); s.state == closed && s.real.Len() != 0 || s.state != closed && s.real.Len() != n {
+			w.fail("%s (%s): Len is %d, want %d (rule 19)", s.path, stateNames[s.state], s.real.Len(), n)
+		}
+		mfs, err := s.real.Gather()
+		if s.state == closed {
+			if len(mfs) != 0 || err != nil {
+				w.fail("%s is closed, yet gathers %q, %v (rule 12)", s.path, promtest.Lines(mfs), err)
+			}
+			continue
+		}
+		if msg := compareSeries(mfs, err, want); msg != "" {
+			w.fail("%s (%s) gathers the wrong series (rule 19): %s", s.path, stateNames[s.state], msg)
+		}
+		// Rule 19: a scope is also a Collector of the same, which a pedantic
+		// registry holds to describing everything it collects.
+		r := prometheus.NewPedanticRegistry()
+		if err := r.Register(s.real); err != nil {
+			w.fail("%s (%s) as a collector: a registry refuses it: %v (rule 19)", s.path, stateNames[s.state], err)
+		}
+		mfs, err = r.Gather()
+		if msg := compareSeries(mfs, err, want); msg != "" {
+			w.fail("%s (%s) as a collector collects the wrong series (rule 19): %s", s.path, stateNames[s.state], msg)
+		}
+	}
+}
+
+// compareSeries compares what a Gather returned with want. A series
+// collected twice, or with a label set twice, makes a registry's Gather fail
+// and keep one or none of them.
+func compareSeries(mfs []*dto.MetricFamily, err error, want []mSeries) string {
+	cands := map[string][]float64{}
+	failing := false
+	for _, s := range want {
+		if s.bad {
+			failing = true
+			continue
+		}
+		if _, ok := cands[s.key()]; ok {
+			failing = true
+		}
+		cands[s.key()] = append(cands[s.key()], s.value)
+	}
+	lines := promtest.Lines(mfs)
+	got := promtest.Values(mfs)
+	var wantLines []string
+	for _, k := range slices.Sorted(maps.Keys(cands)) {
+		wantLines = append(wantLines, fmt.Sprintf("%s %v", k, cands[k]))
+	}
+	if len(lines) != len(got) {
+		return fmt.Sprintf("a series twice in %q", lines)
+	}
+	for k, v := range got {
+		if !slices.Contains(cands[k], v) {
+			return fmt.Sprintf("got %q, want %q", lines, wantLines)
+		}
+	}
+	for k := range cands {
+		if _, ok := got[k]; !ok {
+			return fmt.Sprintf("got %q, want %q", lines, wantLines)
+		}
+	}
+	if failing != (err != nil) {
+		return fmt.Sprintf("Gather error %v, want one: %v (series %q)", err, failing, lines)
+	}
+	return ""
+}
+
+// ---- seeds ----
+
+// A seed is a program that tells one story.
+type seed struct {
+	name    string
+	program []byte
+}
+
+// Builders of programs, one per operation, so that a seed reads as the
+// story it tells. Scopes are numbered in the order they are made.
+
+func prog(ops ...[]byte) []byte { return slices.Concat(ops...) }
+
+// opts: prefix is -1 for none, else an index into scopePrefixes; labels are
+// lbl bytes.
+func opts(prefix int, labels ...int) []byte {
+	f := len(labels) << 1
+	out := []byte{0}
+	if prefix >= 0 {
+		f |= 1
+		out = append(out, byte(prefix))
+	}
+	out[0] = byte(f)
+	for _, l := range labels {
+		out = append(out, byte(l))
+	}
+	return out
+}
+
+func noOpts() []byte { return opts(-1) }
+
+// lbl is label l<name> with value labelValues[value].
+func lbl(name, value int) int { return name | value<<3 }
+
+// wp is the client_golang prefix wrapper wrapPrefixes[i]; wl the label
+// wrapper {l<name>: labelValues[value]}; wnone the label wrapper with no
+// labels.
+func wp(i int) byte           { return byte(i << 1) }
+func wl(name, value int) byte { return byte(1 | name<<1 | value<<4) }
+func wnone() byte             { return 1 | 0x20 }
+
+// owp and owl are wrappers of the registry: the prefix w_, or {o<n>: value}.
+func owp() byte             { return 0 }
+func owl(n, value int) byte { return byte(1 | n<<1 | value<<2) }
+
+func root(kind int, o []byte) []byte { return prog([]byte{opRoot, byte(kind)}, o) }
+
+func rootWrapped(outer []byte, o []byte) []byte {
+	return prog([]byte{opRoot, onWrapped, byte(len(outer) - 1)}, outer, o)
+}
+
+func nest(scope, how int, o []byte) []byte { return prog([]byte{opNest, byte(scope), byte(how)}, o) }
+
+func nestWrapped(scope int, ws []byte, o []byte) []byte {
+	return prog([]byte{opNest, byte(scope), byWrappers, byte(len(ws) - 1)}, ws, o)
+}
+
+func register(scope int, ws []byte, c, mode, fault int) []byte {
+	return prog([]byte{opRegister, byte(scope), byte(len(ws))}, ws, []byte{byte(c), byte(mode), byte(fault)})
+}
+
+func mustTwo(scope int, ws []byte, c1, c2 int) []byte {
+	return prog([]byte{opMustTwo, byte(scope), byte(len(ws))}, ws, []byte{byte(c1), byte(c2)})
+}
+
+func unregister(scope int, ws []byte, c, fault int) []byte {
+	return prog([]byte{opUnregister, byte(scope), byte(len(ws))}, ws, []byte{byte(c), byte(fault)})
+}
+
+func closeScope(scope, fault, which int) []byte {
+	return []byte{opClose, byte(scope), byte(fault), byte(which)}
+}
+
+func outUnregister(scope int, ws []byte, c int) []byte {
+	return prog([]byte{opOutUnregister, byte(scope), byte(len(ws))}, ws, []byte{byte(c)})
+}
+
+func outRegister(scope int, ws []byte, c int) []byte {
+	return prog([]byte{opOutRegister, byte(scope), byte(len(ws))}, ws, []byte{byte(c)})
+}
+
+func addSeries(vec, tenant, link, amount int) []byte {
+	return []byte{opSeries, byte(vec), byte(tenant | link<<1), byte(amount - 1)}
+}
+
+// deleteOnClose: labels indexes deleteLabels; vecs is a vector index, with
+// 4 added for the shared vector too, or 0x38 for none, 0x30 for a nil one.
+func deleteOnClose(scope, labels, vecs int) []byte {
+	return []byte{opDelete, byte(scope), byte(labels), byte(vecs)}
+}
+
+var none []byte
+
+var seeds = []seed{
+	{
+		name: "outsider replaces a labelled scope's gauge, then Close",
+		// s0{l0="x"} registers g0a. An outsider unregisters g0{l0="x"} and
+		// registers g0b with the same labels: it collides with nothing. Close
+		// leaves g0b exposed and reports g0 (rules 7, 11, 22).
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			register(0, none, cG0a, modeRegister, noFault),
+			outUnregister(0, none, cG0a),
+			outRegister(0, none, cG0b),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "scope through two wrappers of a program scope recycled 3 times",
+		// A program scope s0{l0="x"}; three generations of a component,
+		// each a scope made on WrapRegistererWithPrefix("p_",
+		// WrapRegistererWith({l1="x"}, s0)) with a label of its own, which
+		// registers a gauge, a vector and an unchecked collector and closes.
+		// Each generation registers again what the last one left (rules 10,
+		// 15).
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			nestWrapped(0, []byte{wl(1, 0), wp(0)}, opts(-1, lbl(2, 0))),
+			register(1, none, cG0a, modeMust, noFault),
+			register(1, none, cVec0a, modeRegister, noFault),
+			register(1, none, cU0, modeRegister, noFault),
+			addSeries(vVec0a, 0, 0, 1),
+			closeScope(1, noFault, 0),
+			nestWrapped(0, []byte{wl(1, 0), wp(0)}, opts(-1, lbl(2, 1))),
+			register(2, none, cG0a, modeMust, noFault),
+			register(2, none, cVec0a, modeRegister, noFault),
+			register(2, none, cU0, modeRegister, noFault),
+			addSeries(vVec0a, 1, 1, 2),
+			closeScope(2, noFault, 0),
+			nestWrapped(0, []byte{wl(1, 0), wp(0)}, opts(-1, lbl(2, 0))),
+			register(3, none, cG0a, modeMust, noFault),
+			register(3, none, cVec0a, modeRegister, noFault),
+			register(3, none, cU0, modeRegister, noFault),
+			closeScope(3, noFault, 0),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "parent panics during Close, second Close finishes",
+		// On the faulty parent, s0 registers g0a and the pair Gauges0; s1 in
+		// it registers g1a and u0. Close panics on g1's Unregister, after
+		// the pair and u0 went: g1a, g0a and s1 stay recorded and exposed.
+		// The second Close carries on and takes them back (rule 14).
+		program: prog(
+			root(onParent, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			nest(0, byChild, noOpts()),
+			register(1, none, cG1a, modeRegister, noFault),
+			register(1, none, cU0, modeRegister, noFault),
+			register(0, none, cGauges0, modeRegister, noFault),
+			closeScope(0, fault4, 1), // the names "g0", "g1", "h0,h1": g1
+			register(1, none, cG0b, modeRegister, noFault),
+			closeScope(0, noFault, 0),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "outsider re-registers a no-view scope's gauge, Close takes it",
+		// s0 has no view: an outsider unregisters g0a and registers the same
+		// g0a again; it is still the scope's (rule 7), Unregister and Close
+		// take it. In s1, an outsider replaces g1a's identity with... g1a
+		// through a wrapper of its own: not the same collector, left alone.
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			outUnregister(0, none, cG0a),
+			outRegister(0, none, cG0a),
+			root(onReg, noOpts()),
+			register(1, none, cH0a, modeRegister, noFault),
+			outUnregister(1, none, cH0a),
+			outRegister(1, []byte{wl(1, 0)}, cH0a),
+			outUnregister(1, []byte{wl(1, 0)}, cH0a),
+			outRegister(1, none, cH0a),
+			unregister(1, none, cH0a, noFault),
+			closeScope(0, noFault, 0),
+			closeScope(1, noFault, 0),
+		),
+	},
+	{
+		name: "twins: a collector registered again after an outsider removed it",
+		// s0 registers g0a; an outsider unregisters it; s0 registers g0a
+		// again: two registrations, one held (rule 9). An outsider removes
+		// that too. Close reports the newer only (rule 11). In s1{l3="y"},
+		// through a prefix wrapper, the value valueGauge{g0a} is registered
+		// twice the same way; Unregister forgets both twins and says true.
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			outUnregister(0, none, cG0a),
+			register(0, none, cG0a, modeRegister, noFault),
+			outUnregister(0, none, cG0a),
+			closeScope(0, noFault, 0),
+			root(onReg, opts(-1, lbl(3, 1))),
+			register(1, []byte{wp(1)}, cValue, modeRegister, noFault),
+			outUnregister(1, []byte{wp(1)}, cValue),
+			register(1, []byte{wp(1)}, cValue, modeRegister, noFault),
+			unregister(1, []byte{wp(1)}, cValue, noFault),
+			closeScope(1, noFault, 0),
+		),
+	},
+	{
+		name: "Unregister finds the same collector, else the identity",
+		// In s0{l0="y"} prefix b_: valueGauge{g0a} is found by Unregister(g0a)
+		// through its identity; Gauges{h0a, h1a}, a new slice each time, is
+		// the same collector; h0a alone collides with the pair's
+		// descriptor; u0 is found only as itself (rule 8).
+		program: prog(
+			root(onReg, opts(1, lbl(0, 1))),
+			register(0, none, cValue, modeRegister, noFault),
+			register(0, none, cG0a, modeRegister, noFault),
+			unregister(0, none, cG0a, noFault),
+			register(0, none, cG0b, modeRegister, noFault),
+			register(0, none, cGauges0, modeRegister, noFault),
+			register(0, none, cH0a, modeRegister, noFault),
+			register(0, none, cGauges1, modeRegister, noFault),
+			unregister(0, none, cGauges1, noFault),
+			register(0, none, cU0, modeRegister, noFault),
+			unregister(0, none, cU1, noFault),
+			unregister(0, none, cU0, noFault),
+			unregister(0, none, cU0, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "labels set twice by scopes, wrappers and collectors",
+		// s0{l0="x"}; s1 on WrapRegistererWith({l0="y"}, s0) and s2, a
+		// child with l0 again, refuse every registration naming l0 (rules 1,
+		// 16); k0, which carries l0 itself, and a gauge registered through
+		// a wrapper setting l0 are refused by the registry (rule 2).
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			nestWrapped(0, []byte{wl(0, 1)}, noOpts()),
+			register(1, none, cG0a, modeRegister, noFault),
+			register(1, none, cU0, modeMust, noFault),
+			nest(0, byChild, opts(-1, lbl(0, 0), lbl(1, 0))),
+			register(2, none, cVec0a, modeRegister, noFault),
+			register(0, none, cK0, modeRegister, noFault),
+			register(0, []byte{wl(0, 1)}, cG1a, modeMust, noFault),
+			register(0, none, cG1a, modeMust, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "parent fails and claims on Register",
+		// On the faulty parent, s0{l0="x"}'s Register of g0a fails, then is
+		// claimed by a stranger (MustRegister), then by nobody named; then
+		// it succeeds (rules 2, 3, 4).
+		program: prog(
+			root(onParent, opts(-1, lbl(0, 0))),
+			register(0, none, cG0a, modeRegister, fault1),
+			register(0, none, cG0a, modeMust, fault2),
+			register(0, none, cG0a, modeRegister, fault3),
+			register(0, none, cG0a, modeRegister, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "parent refuses or lies on Unregister",
+		// s0 has no view: the parent refuses to let g0a go, which stays
+		// exposed; registering g0a again collides with it. s1{l1="x"}: a
+		// refused g1a is no longer exposed (rule 22); an outsider colliding
+		// with its record finds it empty (rule 6). The parent lies about h0a
+		// (kept, says true) and about vec0a (removed, says false).
+		program: prog(
+			root(onParent, noOpts()),
+			root(onParent, opts(-1, lbl(1, 0))),
+			register(0, none, cG0a, modeRegister, noFault),
+			unregister(0, none, cG0a, fault1),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(1, none, cG1a, modeRegister, noFault),
+			unregister(1, none, cG1a, fault1),
+			outRegister(1, none, cG1a),
+			register(1, none, cH0a, modeRegister, noFault),
+			unregister(1, none, cH0a, fault2),
+			register(1, none, cVec0a, modeRegister, noFault),
+			unregister(1, none, cVec0a, fault3),
+			closeScope(1, noFault, 0),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "parent refuses or lies during Close",
+		// Three scopes on the faulty parent, each closed while the parent
+		// refuses (reported; exposed only without a view), says true and
+		// keeps, or removes and says false (rules 11, 13).
+		program: prog(
+			root(onParent, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(0, none, cG1a, modeRegister, noFault),
+			closeScope(0, fault1, 0), // "g0", "g1": g0
+			root(onParent, opts(0)),
+			register(1, none, cG0a, modeRegister, noFault),
+			register(1, none, cGauges0, modeRegister, noFault),
+			closeScope(1, fault1, 1), // "a_g0", "a_h0,a_h1": the pair
+			root(onParent, opts(1, lbl(2, 0))),
+			register(2, none, cG0b, modeRegister, noFault),
+			nest(2, byNewScope, opts(-1, lbl(3, 0))),
+			register(3, none, cG1a, modeRegister, noFault),
+			closeScope(2, fault2, 0), // "b_g0", "b_g1": b_g0
+			root(onParent, opts(1, lbl(4, 0))),
+			register(4, none, cVec0b, modeRegister, noFault),
+			addSeries(vVec0b, 0, 1, 3),
+			closeScope(4, fault3, 0),
+		),
+	},
+	{
+		name: "DeleteOnClose on shared vectors, misused, and after Close",
+		// s0 registers vector v0a; s1{l0="x"} in it names the tenant "a"
+		// series of v0a and of the bystander's vector. Misuse panics. Close
+		// deletes those series; after Close, DeleteOnClose deletes at once
+		// (rule 18).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cVec0a, modeRegister, noFault),
+			addSeries(vVec0a, 0, 0, 1),
+			addSeries(vVec0a, 1, 0, 2),
+			addSeries(vVec0a, 0, 1, 3),
+			nest(0, byChild, opts(-1, lbl(0, 0))),
+			deleteOnClose(1, 0, vVec0a|4),
+			deleteOnClose(1, 4, vVec0a),
+			deleteOnClose(1, 0, 0x38),
+			deleteOnClose(1, 0, 0x30),
+			closeScope(1, noFault, 0),
+			closeScope(1, noFault, 0),
+			addSeries(vVec0a, 0, 0, 1),
+			deleteOnClose(1, 2, vVec0a),
+			deleteOnClose(0, 3, vVec0a),
+			addSeries(vVec0b, 1, 1, 1),
+			deleteOnClose(0, 1, vVec0b),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "scopes on client_golang wrappers of the registry",
+		// s0 is made on WrapRegistererWith({o0="x"},
+		// WrapRegistererWithPrefix("w_", reg)): the registry sees w_ and o0,
+		// s0's Gather does not (rule 19). An outsider colliding through the
+		// same wrappers gets s0's record (rule 6).
+		program: prog(
+			rootWrapped([]byte{owl(0, 0), owp()}, opts(0, lbl(0, 0))),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(0, none, cU0, modeRegister, noFault),
+			nest(0, byChild, noOpts()),
+			register(1, []byte{wp(0)}, cVec0b, modeRegister, noFault),
+			addSeries(vVec0b, 0, 0, 2),
+			outRegister(0, none, cG0b),
+			rootWrapped([]byte{owp()}, noOpts()),
+			register(2, none, cG1a, modeRegister, noFault),
+			outRegister(2, none, cG1a),
+			closeScope(0, noFault, 0),
+			closeScope(2, noFault, 0),
+		),
+	},
+	{
+		name: "private registry of a nil parent",
+		// s0 on nil refuses g0b after g0a, naming g0a (rule 3); s1 in it
+		// too, naming s0 (rule 4); its own scope s2 on nil does not.
+		program: prog(
+			root(onNil, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(0, none, cG0b, modeRegister, noFault),
+			nest(0, byNewScope, noOpts()),
+			register(1, none, cG0b, modeMust, noFault),
+			root(onNil, noOpts()),
+			register(2, none, cG0b, modeMust, noFault),
+			closeScope(0, noFault, 0),
+			closeScope(2, noFault, 0),
+		),
+	},
+	{
+		name: "Close at any depth, twice, and scopes made in closed scopes",
+		// s1 in s0 is closed first, twice; it then refuses Register, and a
+		// scope made in it is closed (rule 12). Closing s0 later closes s2.
+		program: prog(
+			root(onReg, opts(0)),
+			nest(0, byChild, noOpts()),
+			register(1, none, cG0a, modeRegister, noFault),
+			closeScope(1, noFault, 0),
+			closeScope(1, noFault, 0),
+			register(1, none, cG0a, modeRegister, noFault),
+			register(1, none, cNil, modeRegister, noFault),
+			nest(1, byChild, noOpts()),
+			register(2, none, cG1a, modeRegister, noFault),
+			nest(0, byNewScope, opts(-1, lbl(5, 1))),
+			register(3, none, cG1a, modeRegister, noFault),
+			unregister(3, none, cTypedNil, noFault),
+			register(0, none, cTypedNil, modeMust, noFault),
+			closeScope(0, noFault, 0),
+			nest(0, byChild, noOpts()),
+			unregister(3, none, cG1a, noFault),
+		),
+	},
+	{
+		name: "MustRegister of two stops at the first error",
+		// s0{l0="x"} owns g1a. MustRegister(g0a, g1a) registers g0a and
+		// panics on g1a; g0a stays registered and owned. MustRegister(u0,
+		// nil) registers u0 and panics with ErrNilCollector (rules 1, 4).
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			register(0, none, cG1a, modeRegister, noFault),
+			mustTwo(0, none, cG0a, cG1a),
+			mustTwo(0, none, cU0, cNil),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "outsider registers first, then the scope collides",
+		// An outsider registers g0b with s0's labels before s0 registers
+		// g0a: s0's Register names g0b (rule 3), MustRegister says no
+		// scope of the tree holds it (rule 4). An outsider's unchecked
+		// collector stays for ever.
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			outRegister(0, none, cG0b),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(0, none, cG0a, modeMust, noFault),
+			outRegister(0, none, cU1),
+			register(0, none, cU1, modeRegister, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "nesting through three wrappers, eight labels",
+		// s1 is made on three wrappers of s0 with prefixes and a label,
+		// and has eight labels of its own, each set once; s2 in s1 through
+		// a prefix wrapper. Registrations there carry every level (rule 15).
+		program: prog(
+			root(onReg, opts(1)),
+			nestWrapped(0, []byte{wp(0), wl(0, 1), wp(1)},
+				opts(0, lbl(1, 0), lbl(2, 1), lbl(3, 0), lbl(4, 1), lbl(5, 0), lbl(6, 1), lbl(7, 0), lbl(7, 1))),
+			register(1, []byte{wp(1), wl(0, 0)}, cGauges0, modeRegister, noFault),
+			nestWrapped(1, []byte{wp(0)}, noOpts()),
+			register(2, none, cG1a, modeMust, noFault),
+			unregister(1, []byte{wp(1), wl(0, 0)}, cGauges0, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "the parent panics in a view scope's Close",
+		// s0 prefix a_ {l0="x"} on the faulty parent registers h0a. Close
+		// panics on its Unregister: h0a stays recorded and exposed (rule
+		// 14; Len 1), and s0's Gather returns it (rule 19); the next Close
+		// takes it back.
+		program: prog(
+			root(onParent, opts(0, lbl(0, 0))),
+			register(0, none, cH0a, modeRegister, noFault),
+			closeScope(0, fault4, 0),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "equal slice values are the same collector",
+		// s0 registers promtest.Gauges{h0a, h1a}; an outsider unregisters
+		// it; s0 registers a new, equal Gauges{h0a, h1a}: the same collector
+		// (Words), so the two are twins and Unregister forgets both (rule
+		// 9), and Close has nothing to report.
+		program: prog(
+			root(onReg, opts(-1, lbl(3, 1))),
+			register(0, none, cGauges0, modeRegister, noFault),
+			outUnregister(0, none, cGauges0),
+			register(0, none, cGauges0, modeRegister, noFault),
+			unregister(0, none, cGauges0, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "a record the parent kept is named as nothing",
+		// s0{l1="x"} on the faulty parent registers g1a; the parent refuses
+		// to let it go on Unregister, and keeps s0's (now empty) record. s0
+		// registers g1a again: the registry refuses it with an
+		// AlreadyRegisteredError (rule 2), whose ExistingCollector is nil
+		// (rule 3).
+		program: prog(
+			root(onParent, opts(-1, lbl(1, 0))),
+			register(0, none, cG1a, modeRegister, noFault),
+			unregister(0, none, cG1a, fault1),
+			register(0, none, cG1a, modeRegister, noFault),
+		),
+	},
+	{
+		name: "a scope with an unchecked collector is an unchecked Collector",
+		// s0 owns g0a and the unchecked u0. As a Collector (rule 19) it
+		// describes nothing and collects both, so a pedantic registry
+		// takes it and gathers both.
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(0, none, cU0, modeRegister, noFault),
+		),
+	},
+	{
+		name: "MustRegister names the scope holding the identity",
+		// s0 registers g0a; s1, a child with prefix a_, registers g0a too,
+		// then again: a_g0 is held by s1, which MustRegister names (rule
+		// 4), not s0, which holds g0.
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cG0a, modeMust, noFault),
+			nest(0, byChild, opts(0)),
+			register(1, none, cG0a, modeMust, noFault),
+			register(1, none, cG0a, modeMust, noFault),
+		),
+	},
+	{
+		name: "Unregister through wrappers stacked otherwise",
+		// s0 registers the unchecked u0 through WrapRegistererWith(
+		// prometheus.Labels{}, s0), and u1 through {l0="x"} then
+		// {l1="y"}. Wrappers with the same prefix and labels of the same
+		// collector, however deeply stacked, are the same collector
+		// (Words), so s0.Unregister(u0), and Unregister(u1) through
+		// {l1="y"} then {l0="x"}, find them (rule 8).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, []byte{wnone()}, cU0, modeRegister, noFault),
+			unregister(0, none, cU0, noFault),
+			register(0, []byte{wl(0, 0), wl(1, 1)}, cU1, modeRegister, noFault),
+			unregister(0, []byte{wl(1, 1), wl(0, 0)}, cU1, noFault),
+		),
+	},
+	{
+		name: "MustRegister names a scope holding a wrapped registration",
+		// s0 registers g0a through WrapRegistererWithPrefix("p_", s0); s1,
+		// made on the same wrapper, collides with it: MustRegister names
+		// s0, which holds it (rules 4, 5).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, []byte{wp(0)}, cG0a, modeMust, noFault),
+			nestWrapped(0, []byte{wp(0)}, noOpts()),
+			register(1, none, cG0b, modeMust, noFault),
+		),
+	},
+}

@@ -39,7 +39,7 @@ package registry_test
 // Where the contract leaves a choice open, the model accepts each reading
 // and says so in a comment (search for "either").
 //
-// The seeds are stories, each told in a comment; the last seven are the
+// The seeds are stories, each told in a comment; the last eight are the
 // stories in which the model first disagreed with the code.
 
 import (
@@ -2615,5 +2615,14 @@ var seeds = []seed{
 			nestWrapped(0, []byte{wp(0)}, noOpts()),
 			register(1, none, cG0b, modeMust, noFault),
 		),
+	},
+	{
+		name: "a label set twice by wrappers is not set once",
+		// Found by fuzzing. s0 registers u0 through two wrappers that set
+		// l3="y" each (and one that sets nothing), then unregisters u0
+		// through three that set it: the wrappers add l3 twice, then three
+		// times, so the two are not the same collector (Words), and
+		// Unregister returns false (rule 8).
+		program: []byte("2\x17\x17\x10\x17\x17\x17\x17\x17\x17\x17\x7f\x1700\v\x17\x17\x17\xffz0\x17\xf3\xf8|L\xfb\x17\x17\x17\x17"),
 	},
 }

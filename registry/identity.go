@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -113,7 +112,7 @@ func sameCollector(a, b prometheus.Collector) bool {
 func sameValue(a, b reflect.Value) bool {
 	a, pa, la := peel(a)
 	b, pb, lb := peel(b)
-	if pa != pb || !maps.Equal(la, lb) {
+	if pa != pb || !slices.Equal(la, lb) {
 		return false
 	}
 	if a.IsValid() != b.IsValid() || a.IsValid() && a.Type() != b.Type() {
@@ -166,12 +165,13 @@ func sameValue(a, b reflect.Value) bool {
 }
 
 // peel returns what v, a chain of client_golang's wrapping collectors,
-// wraps, with the prefix and the labels that the whole chain adds, or v
-// itself with neither when it is no such wrapper. A wrapping collector is
+// wraps, with the prefix and the labels that the whole chain adds (as
+// sorted name=value pairs, a label that two wrappers set counted twice), or
+// v itself with neither when it is no such wrapper. A wrapping collector is
 // a pointer to a struct of client_golang's with exactly three fields: the
 // wrapped collector, the prefix and the labels. The outer wrapper's prefix
 // comes first in a name, as client_golang composes them.
-func peel(v reflect.Value) (inner reflect.Value, prefix string, labels map[string]string) {
+func peel(v reflect.Value) (inner reflect.Value, prefix string, labels []string) {
 	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()
 	}
@@ -196,13 +196,11 @@ func peel(v reflect.Value) (inner reflect.Value, prefix string, labels map[strin
 		}
 		prefix += p.String()
 		for it := l.MapRange(); it.Next(); {
-			if labels == nil {
-				labels = map[string]string{}
-			}
-			labels[it.Key().String()] = it.Value().String()
+			labels = append(labels, it.Key().String()+"\xff"+it.Value().String())
 		}
 		v = next.Elem()
 	}
+	slices.Sort(labels)
 	return v, prefix, labels
 }
 

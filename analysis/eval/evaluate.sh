@@ -2,14 +2,34 @@
 # evaluate.sh runs metricleak over real modules, for EVALUATION.md. It is not
 # part of CI: it downloads each module and its dependencies through the Go
 # module proxy into the module cache, as ordinary dependencies of a scratch
-# module made in a temporary directory, and analyses the module's own
-# packages (not its tests), printing one report a line. It needs python3 to
-# read the module's replace directives.
+# module made in a temporary directory (see scratch_module in lib.sh), and
+# analyses the module's own packages, not their tests:
 #
-#	eval/evaluate.sh                          # every module below
-#	eval/evaluate.sh sigs.k8s.io/controller-runtime@v0.23.1
+#	metricleak -test=false $METRICLEAK_FLAGS module/...
+#
+# Modules run one at a time. Results go to $OUT (a new temporary directory
+# unless set):
+#
+#	summary.tsv       one line per module: module, version, analyzer commit,
+#	                  exit status, reports, functions with reports, wall
+#	                  seconds, peak RSS in MiB; lines starting with # say
+#	                  which analyzer, Go and flags made it
+#	MODULE@VERSION.txt  the reports, with module cache paths cut to
+#	                  module@version/file.go
+#	MODULE@VERSION.funcs  each report's file:line and the function it is in
+#
+# Exit status 3 of metricleak means reports; 0, none; anything else is a
+# failure (1: packages that do not load; 2: a panic) and is recorded as is.
+#
+#	eval/evaluate.sh                                     # every module below
+#	eval/evaluate.sh sigs.k8s.io/controller-runtime@v0.25.3
+#	OUT=/tmp/after METRICLEAK_FLAGS=-commands eval/evaluate.sh
+#
+# Set EVAL_WORK to keep the scratch modules and the built analyzer between
+# runs (memory.sh and recall.sh take it too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. eval/lib.sh
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
@@ -21,39 +41,59 @@ if [ ${#targets[@]} -eq 0 ]; then
 		github.com/thanos-io/thanos@v0.42.4
 		github.com/prometheus/prometheus@v0.316.0
 		github.com/prometheus/node_exporter@v1.12.1
+		github.com/prometheus/pushgateway@v1.11.5
+		k8s.io/kube-state-metrics/v2@v2.19.1
+		go.etcd.io/etcd/server/v3@v3.7.4
+		github.com/caddyserver/caddy/v2@v2.11.9
+		github.com/coredns/coredns@v1.15.0
+		github.com/cortexproject/cortex@v1.21.1
 	)
 fi
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${EVAL_WORK:-}" ]; then
+	work=$EVAL_WORK
+	mkdir -p "$work"
+else
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+fi
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
 go build -o "$work/metricleak" ./cmd/metricleak
+commit=$(analyzer_commit)
+flags=${METRICLEAK_FLAGS:-}
+
+summary=$out/summary.tsv
+if [ ! -s "$summary" ]; then
+	{
+		echo "# metricleak $commit, $(go version | cut -d' ' -f3), flags: -test=false $flags"
+		printf '# module\tversion\tanalyzer\tstatus\treports\tfunctions\tseconds\tpeak_mib\n'
+	} >"$summary"
+fi
 
 for target in "${targets[@]}"; do
 	mod=${target%@*}
-	dir="$work/$(echo "$mod" | tr / _)"
-	mkdir -p "$dir"
-	(
-		cd "$dir"
-		go mod init evaluate >/dev/null 2>&1
-		go get "$target" >/dev/null 2>&1
-		# The module's own replace directives (forks it builds against) do
-		# not apply to a dependency: copy those that name another module.
-		go mod edit -json "$(go list -m -f '{{.GoMod}}' "$mod")" |
-			python3 -c 'import json, sys
-for r in json.load(sys.stdin).get("Replace") or []:
-    old, new = r["Old"], r["New"]
-    if new.get("Version"):
-        o = old["Path"] + ("@" + old["Version"] if old.get("Version") else "")
-        print("-replace=%s=%s@%s" % (o, new["Path"], new["Version"]))' |
-			xargs -r go mod edit
-		go get "$mod/...@${target#*@}" >/dev/null 2>&1 || true
-		echo "=== $target"
-		# Exit status 3 means reports; anything else but 0 is an error.
-		status=0
-		"$work/metricleak" -test=false "$mod/..." >"$dir/out" 2>&1 || status=$?
-		sed "s|^.*/pkg/mod/||" "$dir/out"
-		if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
-			echo "metricleak exited with status $status"
-		fi
-	)
+	version=${target#*@}
+	name=$(echo "$mod" | tr / _)
+	dir="$work/$name@$version"
+	echo "=== $target: setting up" >&2
+	scratch_module "$dir" "$mod" "$version"
+	echo "=== $target: analysing" >&2
+	status=0
+	# shellcheck disable=SC2086 # flags are words
+	(cd "$dir" && /usr/bin/time -f '%e %M' -o "$dir/time" \
+		"$work/metricleak" -test=false $flags "$mod/...") >"$dir/out" 2>&1 || status=$?
+	read -r seconds kib <"$dir/time" || true
+	# GNU time writes "Command exited with non-zero status N" first.
+	if [ "$(wc -l <"$dir/time")" -gt 1 ]; then
+		read -r seconds kib < <(tail -n 1 "$dir/time")
+	fi
+	reports=$(count_reports "$dir/out")
+	functions=$(count_functions "$dir/out")
+	sed "s|^.*/pkg/mod/||" "$dir/out" >"$out/$name@$version.txt"
+	python3 eval/funcs.py list <"$dir/out" | sed "s|^.*/pkg/mod/||" >"$out/$name@$version.funcs"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mod" "$version" "$commit" "$status" \
+		"$reports" "$functions" "$seconds" "$((kib / 1024))" >>"$summary"
+	tail -n 1 "$summary" >&2
 done
+echo "results in $out" >&2

@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# lib.sh holds what the evaluation scripts share; source it, do not run it.
+# It needs bash, go, python3 and GNU time (Debian package "time").
+
+# scratch_module DIR MODULE VERSION makes DIR a scratch module that requires
+# MODULE at VERSION (a release or a pseudo-version the Go module proxy
+# serves) as an ordinary dependency, with the requirements of all its
+# packages, and with the module's own replace directives that name another
+# module (forks it builds against; a dependency's replaces do not apply).
+# Output of the go command goes to DIR/setup.log.
+scratch_module() {
+	local dir=$1 mod=$2 version=$3
+	mkdir -p "$dir"
+	(
+		cd "$dir" || exit
+		[ -f go.mod ] || go mod init evaluate >setup.log 2>&1
+		go get "$mod@$version" >>setup.log 2>&1
+		go mod edit -json "$(go list -m -f '{{.GoMod}}' "$mod")" |
+			python3 -c 'import json, sys
+for r in json.load(sys.stdin).get("Replace") or []:
+    old, new = r["Old"], r["New"]
+    if new.get("Version"):
+        o = old["Path"] + ("@" + old["Version"] if old.get("Version") else "")
+        print("-replace=%s=%s@%s" % (o, new["Path"], new["Version"]))' |
+			xargs -r go mod edit
+		go get "$mod/...@$version" >>setup.log 2>&1 || true
+	)
+}
+
+# count_reports FILE prints how many diagnostics a plain-text metricleak
+# output holds: lines "file.go:line:col: message", not the indented lines of
+# related positions.
+count_reports() {
+	grep -cE '^[^[:space:]].*\.go:[0-9]+:[0-9]+: ' "$1" || true
+}
+
+# count_functions FILE prints how many distinct top-level functions the
+# diagnostics in FILE are in (a report in a closure counts for the function
+# around it). It reads the reported source files.
+count_functions() {
+	python3 "$eval_dir/funcs.py" count <"$1"
+}
+
+# analyzer_commit prints the commit the analyzer was built from, with
+# "+dirty" when the analysis module has uncommitted changes.
+analyzer_commit() {
+	local c
+	c=$(git -C "$eval_dir/.." rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
+	if [ -n "$(git -C "$eval_dir/.." status --porcelain -- . ':(exclude)eval' ':(exclude)EVALUATION.md' 2>/dev/null)" ]; then
+		c="$c+dirty"
+	fi
+	echo "$c"
+}
+
+eval_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -41,15 +41,16 @@ count_functions() {
 	python3 "$eval_dir/funcs.py" count <"$1"
 }
 
-# analyzer_commit prints the commit the analyzer was built from, with
-# "+dirty" when the analysis module has uncommitted changes.
+# analyzer_commit prints the last commit that changed the analyzer (its
+# packages, command and go.mod), with "+dirty" when they have uncommitted
+# changes: commits that change only the evaluation do not change it.
 analyzer_commit() {
-	local c
-	c=$(git -C "$eval_dir/.." rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
-	if [ -n "$(git -C "$eval_dir/.." status --porcelain -- . ':(exclude)eval' ':(exclude)EVALUATION.md' 2>/dev/null)" ]; then
+	local c paths=(metricleak cmd go.mod go.sum)
+	c=$(cd "$eval_dir/.." && git log -1 --format=%h -- "${paths[@]}" 2>/dev/null || echo unknown)
+	if [ -n "$(cd "$eval_dir/.." && git status --porcelain -- "${paths[@]}" 2>/dev/null)" ]; then
 		c="$c+dirty"
 	fi
-	echo "$c"
+	echo "${c:-unknown}"
 }
 
 eval_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -5,28 +5,34 @@
 # module made in a temporary directory (see scratch_module in lib.sh), and
 # analyses the module's own packages, not their tests:
 #
-#	metricleak -test=false $METRICLEAK_FLAGS module/...
+#	metricleak -json -test=false $METRICLEAK_FLAGS module/...
 #
-# Modules run one at a time. Results go to $OUT (a new temporary directory
-# unless set):
+# It runs metricleak with -json, so that its reports, their related
+# positions and suggested fixes, and the packages that failed are told
+# apart, and eval/reports.py turns that into text and counts. Modules run one
+# at a time. Results go to $OUT (a new temporary directory unless set):
 #
 #	summary.tsv       one line per module: module, version, analyzer commit,
-#	                  exit status, reports, functions with reports, wall
-#	                  seconds, peak RSS in MiB; lines starting with # say
-#	                  which analyzer, Go and flags made it
-#	MODULE@VERSION.txt  the reports, with module cache paths cut to
-#	                  module@version/file.go
+#	                  status, reports, related positions, suggested fixes,
+#	                  functions with reports, errors, wall seconds, peak RSS
+#	                  in MiB; lines starting with # say which analyzer, Go
+#	                  and flags made it
+#	MODULE@VERSION.txt  the reports as metricleak prints them without -json,
+#	                  with module cache paths cut to module@version/file.go
 #	MODULE@VERSION.funcs  each report's file:line and the function it is in
+#	MODULE@VERSION.stderr  what metricleak wrote to standard error
 #
-# Exit status 3 of metricleak means reports; 0, none; anything else is a
-# failure (1: packages that do not load; 2: a panic) and is recorded as is.
+# The status is metricleak's exit status where it is not 0 (2 is a panic:
+# no output for the module), and otherwise what it would be without -json:
+# 1 if a package did not load or an analysis failed, 3 if there are
+# reports, 0 if not.
 #
 #	eval/evaluate.sh                                     # every module below
 #	eval/evaluate.sh sigs.k8s.io/controller-runtime@v0.25.3
 #	OUT=/tmp/after METRICLEAK_FLAGS=-commands eval/evaluate.sh
 #
 # Set EVAL_WORK to keep the scratch modules and the built analyzer between
-# runs (memory.sh and recall.sh take it too).
+# runs (memory.sh takes it too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . eval/lib.sh
@@ -67,7 +73,7 @@ summary=$out/summary.tsv
 if [ ! -s "$summary" ]; then
 	{
 		echo "# metricleak $commit, $(go version | cut -d' ' -f3), flags: -test=false $flags"
-		printf '# module\tversion\tanalyzer\tstatus\treports\tfunctions\tseconds\tpeak_mib\n'
+		printf '# module\tversion\tanalyzer\tstatus\treports\trelated\tfixes\tfunctions\terrors\tseconds\tpeak_mib\n'
 	} >"$summary"
 fi
 
@@ -76,24 +82,28 @@ for target in "${targets[@]}"; do
 	version=${target#*@}
 	name=$(echo "$mod" | tr / _)
 	dir="$work/$name@$version"
-	echo "=== $target: setting up" >&2
+	echo "=== $(date +%T) $target: setting up" >&2
 	scratch_module "$dir" "$mod" "$version"
-	echo "=== $target: analysing" >&2
+	echo "=== $(date +%T) $target: analysing" >&2
 	status=0
 	# shellcheck disable=SC2086 # flags are words
 	(cd "$dir" && /usr/bin/time -f '%e %M' -o "$dir/time" \
-		"$work/metricleak" -test=false $flags "$mod/...") >"$dir/out" 2>&1 || status=$?
-	read -r seconds kib <"$dir/time" || true
+		"$work/metricleak" -json -test=false $flags "$mod/...") \
+		>"$dir/out.json" 2>"$dir/stderr" || status=$?
 	# GNU time writes "Command exited with non-zero status N" first.
-	if [ "$(wc -l <"$dir/time")" -gt 1 ]; then
-		read -r seconds kib < <(tail -n 1 "$dir/time")
+	read -r seconds kib < <(tail -n 1 "$dir/time")
+	read -r reports related fixes functions errors < <(
+		python3 eval/reports.py "$dir/out.json" "$dir/stderr" "$out/$name@$version")
+	sed "s|^.*/pkg/mod/||" "$dir/stderr" >"$out/$name@$version.stderr"
+	if [ "$status" -eq 0 ]; then
+		if [ "$errors" -gt 0 ]; then
+			status=1
+		elif [ "$reports" -gt 0 ]; then
+			status=3
+		fi
 	fi
-	reports=$(count_reports "$dir/out")
-	functions=$(count_functions "$dir/out")
-	sed "s|^.*/pkg/mod/||" "$dir/out" >"$out/$name@$version.txt"
-	python3 eval/funcs.py list <"$dir/out" | sed "s|^.*/pkg/mod/||" >"$out/$name@$version.funcs"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mod" "$version" "$commit" "$status" \
-		"$reports" "$functions" "$seconds" "$((kib / 1024))" >>"$summary"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mod" "$version" "$commit" \
+		"$status" "$reports" "$related" "$fixes" "$functions" "$errors" "$seconds" "$((kib / 1024))" >>"$summary"
 	tail -n 1 "$summary" >&2
 done
 echo "results in $out" >&2

@@ -27,20 +27,6 @@ for r in json.load(sys.stdin).get("Replace") or []:
 	)
 }
 
-# count_reports FILE prints how many diagnostics a plain-text metricleak
-# output holds: lines "file.go:line:col: message", not the indented lines of
-# related positions.
-count_reports() {
-	grep -cE '^[^[:space:]].*\.go:[0-9]+:[0-9]+: ' "$1" || true
-}
-
-# count_functions FILE prints how many distinct top-level functions the
-# diagnostics in FILE are in (a report in a closure counts for the function
-# around it). It reads the reported source files.
-count_functions() {
-	python3 "$eval_dir/funcs.py" count <"$1"
-}
-
 # analyzer_commit prints the last commit that changed the analyzer (its
 # packages, command and go.mod), with "+dirty" when they have uncommitted
 # changes: commits that change only the evaluation do not change it.

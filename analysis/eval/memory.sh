@@ -16,13 +16,14 @@
 # Results go to $OUT (a new temporary directory unless set):
 #
 #	memory.tsv          one line per module and mode: module, version,
-#	                    analyzer commit, mode, exit status, processes, peak
-#	                    RSS of one process (MiB), the package it was for
-#	                    (vet) or the peak reached by the end of loading
-#	                    (standalone), wall seconds of the whole run, and the most
-#	                    RSS that processes running at the same time can
-#	                    have held together (MiB; each at its own peak, so an
-#	                    upper bound)
+#	                    analyzer commit, mode, exit status (metricleak's
+#	                    standalone; go vet's, 1 when there are reports,
+#	                    under go vet), processes, peak RSS of one process
+#	                    (MiB), where: the package of that process (vet) or
+#	                    the peak by the end of loading (standalone), wall
+#	                    seconds of the whole run, and the most RSS that
+#	                    processes running at the same time can have held
+#	                    together (MiB; each at its own peak, an upper bound)
 #	MODULE@VERSION.vet.tsv  every vet tool process: RSS KiB, seconds, start
 #	                    and end (Unix seconds), package, "facts" when go vet
 #	                    ran it only for a dependency's facts

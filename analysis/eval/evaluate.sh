@@ -29,7 +29,7 @@
 #
 #	eval/evaluate.sh                                     # every module below
 #	eval/evaluate.sh sigs.k8s.io/controller-runtime@v0.25.3
-#	OUT=/tmp/after METRICLEAK_FLAGS=-commands eval/evaluate.sh
+#	OUT=results-after METRICLEAK_FLAGS=-commands eval/evaluate.sh
 #
 # Set EVAL_WORK to keep the scratch modules and the built analyzer between
 # runs (memory.sh takes it too).

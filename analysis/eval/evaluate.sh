@@ -34,6 +34,9 @@
 # Set EVAL_WORK to keep the scratch modules and the built analyzer between
 # runs (memory.sh takes it too).
 set -euo pipefail
+# OUT and EVAL_WORK are taken from where the script is called.
+[ -z "${OUT:-}" ] || OUT=$(realpath -m "$OUT")
+[ -z "${EVAL_WORK:-}" ] || EVAL_WORK=$(realpath -m "$EVAL_WORK")
 cd "$(dirname "$0")/.."
 . eval/lib.sh
 

@@ -39,6 +39,9 @@
 # MODES (default "standalone vet") picks the modes. EVAL_WORK keeps the
 # scratch modules and the built analyzer between runs, as in evaluate.sh.
 set -euo pipefail
+# OUT and EVAL_WORK are taken from where the script is called.
+[ -z "${OUT:-}" ] || OUT=$(realpath -m "$OUT")
+[ -z "${EVAL_WORK:-}" ] || EVAL_WORK=$(realpath -m "$EVAL_WORK")
 cd "$(dirname "$0")/.."
 . eval/lib.sh
 

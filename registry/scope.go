@@ -57,14 +57,28 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	// A scope is made in one allocation with its node and, for a root,
 	// its root. With a leak report, the node and the root are objects of
 	// their own: the report reads them once the Scope is garbage.
-	made := &struct {
-		Scope
-		n  node
-		rt root
-	}{}
-	s, n, rt := &made.Scope, &made.n, &made.rt
-	if report != nil {
-		n, rt = &node{}, &root{}
+	var s *Scope
+	var n *node
+	var rt *root
+	switch {
+	case report != nil:
+		s, n = &Scope{}, &node{}
+		if up == nil {
+			rt = &root{}
+		}
+	case up != nil:
+		made := &struct {
+			Scope
+			n node
+		}{}
+		s, n = &made.Scope, &made.n
+	default:
+		made := &struct {
+			Scope
+			n  node
+			rt root
+		}{}
+		s, n, rt = &made.Scope, &made.n, &made.rt
 	}
 	s.n = n
 	n.name, n.report = o.name, report

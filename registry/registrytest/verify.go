@@ -24,8 +24,9 @@ type TestingT interface {
 // *registry.Scope are, it also names every metric still registered whose
 // collector exposes no series at the moment (such as a vector without
 // children), since that registration would make the next one fail just the
-// same. When g is a *registry.Scope, the message names it, and lists which of
-// the scopes nested in it own what.
+// same (a scope that owns an unchecked collector describes nothing, so for
+// it only what is exposed is named). When g is a *registry.Scope, the
+// message names it, and lists which of the scopes nested in it own what.
 //
 // Each entry of ignore is a metric name to leave out, or a name prefix
 // followed by "*" ("go_*" leaves out the Go runtime metrics).

@@ -9,7 +9,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
@@ -118,10 +117,12 @@ func TestView(t *testing.T) {
 						for _, m := range mf.GetMetric() {
 							for _, lp := range m.Label {
 								if strings.HasPrefix(lp.GetName(), "l") {
-									lp.Value = proto.String("vandal")
+									vandal := "vandal"
+									lp.Value = &vandal
 								}
 							}
-							m.Label = append(m.Label, &dto.LabelPair{Name: proto.String("zz"), Value: proto.String("x")})
+							zz, x := "zz", "x"
+							m.Label = append(m.Label, &dto.LabelPair{Name: &zz, Value: &x})
 							slices.Reverse(m.Label)
 						}
 					}

@@ -25,8 +25,9 @@ import (
 //   - build, or closing a built value, panics.
 //
 // The Registerer that build is given is a *registry.Scope on the registry,
-// which records where each scope nested in it was made: a leak message lists
-// those scopes (see registry.Handler), by name, with those places. The scope
+// which records where each scope nested in it was made: a leak message says
+// what build registered straight on it, and lists the scopes it made (see
+// registry.Handler), by name, with those places and what each owns. The scope
 // is closed when VerifyRecycle returns, leak or no leak.
 func VerifyRecycle[T io.Closer](t TestingT, n int, build func(prometheus.Registerer) (T, error)) {
 	t.Helper()
@@ -68,9 +69,26 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, b
 		if err != nil {
 			outcome = fmt.Sprintf("after build failed with %q", err)
 		}
-		// The first line is the scope of VerifyRecycle's own.
-		_, nested, _ := strings.Cut(owners(scope), "\n")
-		return fmt.Sprintf("%s: %s; owned by:\n%s", outcome, left, strings.ReplaceAll(strings.TrimPrefix(nested, "  "), "\n  ", "\n"))
+		return fmt.Sprintf("%s: %s%s", outcome, left, whose(owners(scope)))
 	}
 	return ""
+}
+
+// whose says, from page, the ownership page of VerifyRecycle's own scope,
+// what build registered straight on the Registerer it was given, and which
+// scopes it made own what.
+func whose(page string) string {
+	// The first line is VerifyRecycle's scope: what it owns itself,
+	// build registered straight on it.
+	own, nested, _ := strings.Cut(page, "\n")
+	var out string
+	if _, names, ok := strings.Cut(own, " collector: "); ok {
+		out += "; registered straight on the Registerer build was given: " + names
+	} else if _, names, ok := strings.Cut(own, " collectors: "); ok {
+		out += "; registered straight on the Registerer build was given: " + names
+	}
+	if nested != "" {
+		out += "; owned by:\n" + strings.ReplaceAll(strings.TrimPrefix(nested, "  "), "\n  ", "\n")
+	}
+	return out
 }

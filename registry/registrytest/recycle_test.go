@@ -106,7 +106,8 @@ func TestVerifyRecycle(t *testing.T) {
 				reg.MustRegister(promtest.Gauge("watcher_up", 1))
 				return &component{scope: registry.NewScope(nil)}, nil
 			},
-			want: []string{"round 2 of 3: after a successful build and close", "watcher_up"},
+			want: []string{"round 2 of 3: after a successful build and close: 1 metric families still exposed: watcher_up (1 series); " +
+				"registered straight on the Registerer build was given: watcher_up"},
 		},
 		{
 			name: "empty vector left",

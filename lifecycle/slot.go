@@ -49,10 +49,11 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 
 // Replace closes the current instance, then its scope, and then calls build
 // with a fresh scope on the slot's parent. If build succeeds, its value is
-// kept and returned. If build fails (or panics), the slot closes the fresh
-// scope itself, holds nothing, and returns build's error inside a
-// [*BuildError]; a value returned together with an error is not kept, nor
-// closed: the constructor owns it.
+// kept and returned. If build fails, the slot closes the fresh scope itself,
+// holds nothing, and returns build's error inside a [*BuildError]; a value
+// returned together with an error is not kept, nor closed: the constructor
+// owns it. If build panics, the slot closes the fresh scope, holds nothing,
+// and the panic goes on.
 //
 // The error Replace returns combines any error of closing the previous
 // instance with the BuildError. So errors.As(err, &buildErr) tells whether

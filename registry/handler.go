@@ -75,7 +75,8 @@ func (x *Index) scopes() []*node {
 // literal, so a line is always one scope. With the query parameter
 // format=json, or an Accept header asking for application/json, it writes
 // the same tree as JSON: {"scopes": [scope...]}, each scope an object with
-// "scope", "created", "state" ("open", "closing" or "closed"), "collectors", "metrics", "unchecked" and
+// "scope", "created" ("" when not known), "state" ("open", "closing" or
+// "closed"), "collectors", "metrics", "unchecked" and
 // "scopes" (the nested ones).
 //
 // Handler holds no lock of a scope while it writes: it copies each scope's
@@ -121,7 +122,7 @@ func Handler(x Scopes) http.Handler {
 // A page is one scope as Handler shows it.
 type page struct {
 	Scope      string   `json:"scope"`
-	Created    string   `json:"created,omitempty"`
+	Created    string   `json:"created"`
 	State      string   `json:"state"`
 	Collectors int      `json:"collectors"`
 	Metrics    []string `json:"metrics"`

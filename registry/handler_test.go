@@ -106,6 +106,7 @@ func TestHandler(t *testing.T) {
 		root.Child(registry.WithName("east")).MustRegister(&promtest.Unchecked{Name: "u", Value: 1}, promtest.Gauge("jobs", 1))
 		type page struct {
 			Scope      string   `json:"scope"`
+			Created    *string  `json:"created"`
 			State      string   `json:"state"`
 			Collectors int      `json:"collectors"`
 			Metrics    []string `json:"metrics"`
@@ -120,7 +121,8 @@ func TestHandler(t *testing.T) {
 			if err := json.Unmarshal([]byte(body(r)), &got); err != nil || r.Header.Get("Content-Type") != "application/json" {
 				t.Fatalf("%v, Content-Type %q", err, r.Header.Get("Content-Type"))
 			}
-			if len(got.Scopes) != 1 || got.Scopes[0].Scope != "mirror" || got.Scopes[0].State != "open" || got.Scopes[0].Collectors != 1 ||
+			if len(got.Scopes) != 1 || got.Scopes[0].Scope != "mirror" || got.Scopes[0].Created == nil ||
+				got.Scopes[0].State != "open" || got.Scopes[0].Collectors != 1 ||
 				len(got.Scopes[0].Scopes) != 1 || got.Scopes[0].Scopes[0].Scope != "mirror/east" || got.Scopes[0].Scopes[0].Unchecked != 1 ||
 				strings.Join(got.Scopes[0].Scopes[0].Metrics, ",") != "jobs" {
 				t.Errorf("the page is %+v", got)

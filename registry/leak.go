@@ -16,7 +16,7 @@ import (
 // Close while it, or a scope nested in it, still owned registrations.
 type Leak struct {
 	Scope   string   // the String of the leaked scope
-	Created string   // "import/path/of/package/file.go:123" of the call that made it
+	Created string   // "import/path/of/package/file.go:123" of the call that made it ("main/file.go:123" in a command)
 	Metrics []string // what it still exposes, sorted: metric names, and "N unchecked collectors" for those that exposed nothing when asked
 
 	n *node

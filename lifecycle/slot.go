@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,11 +30,19 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // current instance before it builds the next, so the new one registers the
 // same metric names cleanly, and a failed build leaves nothing behind, even
 // when the constructor forgot its own cleanup.
+//
+// Each instance's scope is nested in a scope of the slot's own, made on the
+// slot's parent, so that however often the component is recycled, the slot
+// leaves nothing in the parent once it is closed: not even the one empty
+// collector that an outermost scope with unchecked collectors leaves in a
+// prometheus.Registry. An instance's scope is named after the build that
+// made it, 1 for the first: "watcher/3" is the third build of a slot named
+// watcher, in errors, leak reports and the ownership page.
 type Slot[T io.Closer] struct {
-	parent prometheus.Registerer
-	opts   []registry.Option
+	own *registry.Scope // the slot's scope on its parent; the instances' scopes are nested in it
 
-	build sync.Mutex // held by Replace and Close for their whole run
+	build  sync.Mutex // held by Replace and Close for their whole run
+	builds int        // guarded by build; builds so far
 
 	mu     sync.Mutex
 	cur    T               // guarded by mu
@@ -42,9 +51,11 @@ type Slot[T io.Closer] struct {
 }
 
 // NewSlot returns an empty slot whose instances register into parent through
-// a fresh scope each, made with opts.
+// a fresh scope each, with the prefix, labels and name that opts give: the
+// slot makes a scope of its own on parent with opts, and nests each
+// instance's scope in it.
 func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option) *Slot[T] {
-	return &Slot[T]{parent: parent, opts: opts}
+	return &Slot[T]{own: registry.NewScope(parent, opts...)}
 }
 
 // Replace closes the current instance, then its scope, and then calls build
@@ -80,7 +91,8 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 		return zero, ErrClosed
 	}
 
-	scope := registry.NewScope(s.parent, s.opts...)
+	s.builds++
+	scope := s.own.Child(registry.WithName(strconv.Itoa(s.builds)))
 	ok := false
 	defer func() {
 		if !ok {
@@ -137,10 +149,10 @@ func (s *Slot[T]) Current() (T, bool) {
 	return s.cur, s.scope != nil
 }
 
-// Close closes the current instance and its scope, and makes every later
-// Replace return [ErrClosed]. It waits for a Replace in progress. A second
-// Close returns nil.
-func (s *Slot[T]) Close() error {
+// Close closes the current instance and its scope, then the slot's own
+// scope, and makes every later Replace return [ErrClosed]. It waits for a
+// Replace in progress. A second Close returns nil.
+func (s *Slot[T]) Close() (err error) {
 	s.build.Lock()
 	defer s.build.Unlock()
 	s.mu.Lock()
@@ -149,6 +161,7 @@ func (s *Slot[T]) Close() error {
 		return nil
 	}
 	s.closed = true
+	defer func() { err = multierr.Append(err, s.own.Close()) }()
 	return s.takeLocked()
 }
 

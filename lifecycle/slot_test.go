@@ -511,3 +511,53 @@ func TestNewSlot(t *testing.T) {
 		})
 	}
 }
+
+func TestSlotScopes(t *testing.T) {
+	// Each build gets a scope nested in the slot's own, named after the
+	// build, with the slot's options.
+	t.Run("named by build", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		slot := lifecycle.NewSlot[*promtest.Component](reg, registry.WithName("watcher"), registry.WithLabels(prometheus.Labels{"c": "1"}))
+		var names []string
+		for gen := 1; gen <= 3; gen++ {
+			if _, err := slot.Replace(func(s *registry.Scope) (*promtest.Component, error) {
+				names = append(names, s.String())
+				return build(gen, &promtest.Component{})(s)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []string{`watcher/1{c="1"}`, `watcher/2{c="1"}`, `watcher/3{c="1"}`}
+		if !slices.Equal(names, want) {
+			t.Errorf("the builds' scopes are %q, want %q", names, want)
+		}
+		promtest.Expose(t, reg, `gen{c="1"} 3`, `jobs_total{c="1",kind="sync"} 1`)
+		if err := slot.Close(); err != nil {
+			t.Error(err)
+		}
+		promtest.Expose(t, reg)
+	})
+
+	// A slot on a registry, recycled 50 times with an unchecked collector,
+	// registers one collector of its own for them all, not one a build.
+	t.Run("recycled unchecked", func(t *testing.T) {
+		p := promtest.NewParent(nil)
+		slot := lifecycle.NewSlot[*promtest.Component](p)
+		for range 50 {
+			if _, err := slot.Replace(func(s *registry.Scope) (*promtest.Component, error) {
+				return &promtest.Component{}, s.Register(&promtest.Unchecked{Name: "u", Value: 1})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			promtest.Expose(t, p.Reg, "u{} 1")
+		}
+		if err := slot.Close(); err != nil {
+			t.Error(err)
+		}
+		unchecked := slices.DeleteFunc(p.Log(), func(l string) bool { return !strings.HasPrefix(l, "register : ") })
+		if len(unchecked) != 1 {
+			t.Errorf("the registry got %d unchecked registrations, want 1: %q", len(unchecked), unchecked)
+		}
+		promtest.Expose(t, p.Reg)
+	})
+}

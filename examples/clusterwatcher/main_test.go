@@ -241,7 +241,8 @@ func TestRunServesUntilItsContextIsDone(t *testing.T) {
 		want := `mirror (made at FILE:LINE): 1 collector: connect_attempts_total
   mirror/east (made at FILE:LINE): 0 collectors
     mirror/east/watcher (made at FILE:LINE): 0 collectors
-      mirror/east/watcher{cluster="east"} (made at FILE:LINE): 2 collectors: service_cache_size, endpoints_cache_size
+      mirror/east/watcher/2 (made at FILE:LINE): 0 collectors
+        mirror/east/watcher/2{cluster="east"} (made at FILE:LINE): 2 collectors: service_cache_size, endpoints_cache_size
 `
 		if got != want {
 			t.Errorf("/debug/scopes shows\n%s\nwant\n%s", got, want)

@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"errors"
 	"io"
 	"sync"
 
@@ -9,9 +8,6 @@ import (
 
 	"github.com/promscope/promscope/internal/nilness"
 )
-
-// ErrClosed is returned by [Slot.Replace] once the slot is closed.
-var ErrClosed = errors.New("lifecycle: slot is closed")
 
 // CloseOnError closes c if *errp is non-nil when it runs, and appends the
 // error of Close to *errp, so that errors.Is finds both. Defer it in a

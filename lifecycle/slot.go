@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"io"
 	"strconv"
 	"sync"
@@ -12,6 +13,9 @@ import (
 	"github.com/promscope/promscope/registry"
 )
 
+// ErrClosed is returned by [Slot.Replace] once the slot is closed.
+var ErrClosed = errors.New("lifecycle: slot is closed")
+
 // A BuildError is what [Slot.Replace] returns, combined with any error of
 // closing the previous instance, when its build function fails: nothing is
 // installed, and the slot is empty. Its text is build's error's, and
@@ -20,6 +24,7 @@ type BuildError struct {
 	Err error // what build returned
 }
 
+// Error returns the text of build's error.
 func (e *BuildError) Error() string { return e.Err.Error() }
 
 // Unwrap returns build's error.
@@ -33,9 +38,9 @@ func (e *BuildError) Unwrap() error { return e.Err }
 //
 // Each instance's scope is nested in a scope of the slot's own, made on the
 // slot's parent, so that however often the component is recycled, the slot
-// leaves nothing in the parent once it is closed: not even the one empty
-// collector that an outermost scope with unchecked collectors leaves in a
-// prometheus.Registry. An instance's scope is named after the build that
+// leaves nothing in the parent once it is closed but, in a
+// prometheus.Registry, the one empty collector that an outermost scope
+// with unchecked collectors leaves there. An instance's scope is named after the build that
 // made it, 1 for the first: "watcher/3" is the third build of a slot named
 // watcher, in errors, leak reports and the ownership page.
 type Slot[T io.Closer] struct {
@@ -59,7 +64,7 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 }
 
 // Replace closes the current instance, then its scope, and then calls build
-// with a fresh scope on the slot's parent. If build succeeds, its value is
+// with a fresh scope nested in the slot's own. If build succeeds, its value is
 // kept and returned. If build fails, the slot closes the fresh scope itself,
 // holds nothing, and returns build's error inside a [*BuildError]; a value
 // returned together with an error is not kept, nor closed: the constructor
@@ -155,13 +160,15 @@ func (s *Slot[T]) Current() (T, bool) {
 func (s *Slot[T]) Close() (err error) {
 	s.build.Lock()
 	defer s.build.Unlock()
+	// The slot's scope is closed last, without s.mu, so that Current
+	// does not wait for it; a second Close of it returns nil.
+	defer func() { err = multierr.Append(err, s.own.Close()) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil
 	}
 	s.closed = true
-	defer func() { err = multierr.Append(err, s.own.Close()) }()
 	return s.takeLocked()
 }
 

@@ -368,6 +368,28 @@ func TestSlotCurrent(t *testing.T) {
 			}
 		})
 	}
+
+	// Current does not wait for a Close that waits for the parent, even
+	// while it closes the slot's own scope.
+	t.Run("slot close blocked", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "", 0, promtest.Block)) // the slot's collector of unchecked ones
+		slot := lifecycle.NewSlot[*promtest.Component](p)
+		if _, err := slot.Replace(func(s *registry.Scope) (*promtest.Component, error) {
+			return &promtest.Component{}, s.Register(&promtest.Unchecked{Name: "u", Value: 1})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		closed := make(chan error)
+		go func() { closed <- slot.Close() }()
+		<-p.Entered
+		if _, ok := slot.Current(); ok {
+			t.Error("Current reports an instance while the slot closes")
+		}
+		p.Release()
+		if err := <-closed; err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 func TestSlotClose(t *testing.T) {

@@ -105,17 +105,20 @@
 //
 // All methods of Scope and Index are safe for concurrent use. A Register
 // racing with Close either completes first, and is removed by Close, or
-// returns [ErrClosed]. A scope calls its parent without holding its own
-// lock, and scrapes take no lock of the scope's, so a slow parent delays only
-// the call that is waiting for it.
+// returns [ErrClosed]. Unregister runs alone on its scope: Registers and
+// Unregisters of that scope wait for it. Scrapes take no lock of a scope's,
+// and a slow parent delays only the calls that wait for it: those of the
+// scope, and, the first time one of a tree's scopes registers an unchecked
+// collector, that tree's other unchecked registrations.
 //
 // # Errors
 //
-// Register returns the parent's errors as they are, so
-// errors.As(err, &prometheus.AlreadyRegisteredError{}) works as usual, with
-// ExistingCollector set to the collector really registered. It returns
-// [ErrClosed] once the scope's Close has begun and [ErrNilCollector] for a
-// nil collector. Close combines one [UnregisterError] per collector it could
+// Register returns the parent's errors, and an
+// [prometheus.AlreadyRegisteredError] as a plain registry would make it:
+// errors.As works as usual, and ExistingCollector is the collector its
+// owner registered, never an object of promscope's. It returns [ErrClosed]
+// once the Close of the scope, or of a scope it is nested in, has begun,
+// and [ErrNilCollector] for a nil collector. Close combines one [UnregisterError] per collector it could
 // not remove with go.uber.org/multierr; errors.Is and errors.As see through
 // the combination. Misuse that no caller can handle, such as
 // [Scope.DeleteOnClose] with no labels or Register on a Scope that NewScope

@@ -11,8 +11,9 @@ import (
 )
 
 var (
-	// ErrClosed is returned by [Scope.Register] once the scope is closed.
-	// Nothing is passed to the parent then.
+	// ErrClosed is returned by [Scope.Register] once the Close of the
+	// scope, or of a scope it is nested in, has begun. Nothing is passed
+	// to the parent then.
 	ErrClosed = errors.New("registry: scope is closed")
 
 	// ErrNilCollector is returned by [Scope.Register] for a nil collector,

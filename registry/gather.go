@@ -35,7 +35,9 @@ func (s *Scope) Describe(ch chan<- *prometheus.Desc) {
 		}
 	}
 	for _, r := range rs {
-		(*question)(r).Describe(ch)
+		for _, d := range r.parentDescs() {
+			ch <- d
+		}
 	}
 }
 
@@ -47,7 +49,7 @@ func (s *Scope) Collect(ch chan<- prometheus.Metric) {
 
 // records returns the registrations of s and the scopes nested in it.
 func (s *Scope) records() []*record {
-	if s.n == nil {
+	if s == nil || s.n == nil {
 		return nil
 	}
 	return s.n.appendRecords(nil)

@@ -43,7 +43,7 @@ type Scopes interface {
 }
 
 func (s *Scope) scopes() []*node {
-	if s.n == nil {
+	if s == nil || s.n == nil {
 		return nil
 	}
 	return []*node{s.n}
@@ -164,7 +164,7 @@ func (n *node) state() string {
 	switch {
 	case n.closed.Load():
 		return "closed"
-	case n.closing.Load():
+	case n.stopped():
 		return "closing"
 	}
 	return "open"

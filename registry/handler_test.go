@@ -175,6 +175,7 @@ func TestHandler(t *testing.T) {
 		closed := registry.NewScope(nil)
 		closed.Close()
 		interrupted := registry.NewScope(promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Panicking)))
+		interrupted.Child().MustRegister(promtest.Gauge("older", 1))
 		interrupted.MustRegister(promtest.Gauge("jobs", 1))
 		promtest.Panic(func() { interrupted.Close() })
 		for _, tt := range []struct {
@@ -182,7 +183,7 @@ func TestHandler(t *testing.T) {
 			want string
 		}{
 			{give: closed, want: "(unnamed scope) (closed): 0 collectors\n"},
-			{give: interrupted, want: "(unnamed scope) (closing): 1 collector: jobs\n"},
+			{give: interrupted, want: "(unnamed scope) (closing): 1 collector: jobs\n  (unnamed scope) (closing): 1 collector: older\n"},
 			{give: &registry.Scope{}, want: ""},
 			{give: &registry.Index{}, want: ""},
 		} {

@@ -41,14 +41,14 @@ func (l Leak) Close() error {
 }
 
 // reportLeak is the cleanup of a scope made with WithLeakReport: its handle
-// is garbage. A scope whose Close has begun, or that holds nothing, is not
-// reported.
+// is garbage. A scope whose Close, or that of a scope it is nested in, has
+// begun is not reported, nor is one that holds nothing.
 func reportLeak(n *node) {
-	if n.closing.Load() {
+	if n.stopped() {
 		return
 	}
 	metrics := n.exposed()
-	if len(metrics) == 0 || n.closing.Load() {
+	if len(metrics) == 0 || n.stopped() {
 		return
 	}
 	n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})

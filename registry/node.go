@@ -14,7 +14,7 @@ import (
 // its user's handle, so that a handle dropped without Close can be reported
 // while the outer scope still knows how to close what it left.
 type node struct {
-	item               // the node's place in its outer scope's list
+	item               // the node's place in its outer scope's list, or, for an outermost scope, in its Index
 	root    *root      // shared by every scope of the tree
 	up      *node      // the scope this one is nested in; nil for a root
 	view    *view      // prefix and labels, composed with those above; nil for none
@@ -23,9 +23,9 @@ type node struct {
 	created string     // where the scope was made, when leaks are reported
 	report  func(Leak) // WithLeakReport's, or that of the scope above
 
-	// Register and Unregister hold gate shared while they work with the
-	// parent; Close takes it exclusively to set closing, and so waits for
-	// them.
+	// Register holds gate shared while it works with the parent;
+	// Unregister holds it alone, and Close takes it alone to set closing,
+	// and so waits for them.
 	gate    sync.RWMutex
 	closeMu sync.Mutex  // held by Close for the whole of its run
 	closing atomic.Bool // set when Close begins, under gate and mu; never cleared
@@ -53,7 +53,7 @@ func (n *node) stopped() bool {
 func (n *node) adopt(c *node) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.closing.Load() {
+	if n.stopped() {
 		c.closing.Store(true)
 		return
 	}
@@ -108,6 +108,23 @@ func (n *node) close() error {
 	return err
 }
 
+// add registers r with the parent and, if the parent accepts it, tracks it.
+// If the parent panics, r is tracked all the same, since the parent may have
+// registered it: Close will ask the parent about it.
+func (n *node) add(r *record) (err error) {
+	returned := false
+	defer func() {
+		if !returned || err == nil {
+			n.mu.Lock()
+			n.track(r)
+			n.mu.Unlock()
+		}
+	}()
+	err = n.root.add(r)
+	returned = true
+	return err
+}
+
 // track adds r to n's list. Callers hold n.mu.
 func (n *node) track(r *record) {
 	r.of = r
@@ -146,25 +163,27 @@ func (n *node) indexAdd(r *record) {
 }
 
 // lookup finds the newest registration of c, which describes ds: the same
-// collector first, then an equal one. Callers hold n.mu.
+// collector, wherever it is, then one with the identity ds make. Callers
+// hold n.mu.
 func (n *node) lookup(c prometheus.Collector, ds []*prometheus.Desc) *record {
+	var same []*record // the records with ds's identity key, oldest first
 	if len(ds) > 0 {
-		rs := n.indexed(identityKey(ds))
-		for _, r := range slices.Backward(rs) {
+		same = n.indexed(identityKey(ds))
+		for _, r := range slices.Backward(same) {
 			if sameCollector(r.c, c) {
 				return r
 			}
 		}
-		for _, r := range slices.Backward(rs) {
-			if sameIdentity(r.descs, ds) {
-				return r
-			}
-		}
 	}
-	// An unchecked collector, or one whose Describe has changed since it
-	// was registered.
+	// The same collector with another identity key: one whose Describe
+	// has changed since it was registered, or an unchecked one.
 	for it := n.items.tail; it != nil; it = it.prev {
 		if r := it.record(); r != nil && sameCollector(r.c, c) {
+			return r
+		}
+	}
+	for _, r := range slices.Backward(same) {
+		if sameIdentity(r.descs, ds) {
 			return r
 		}
 	}
@@ -187,18 +206,18 @@ func (n *node) indexed(key string) []*record {
 	return n.index[key]
 }
 
-// stale returns the other records of r's collector with r's identity,
-// newest first. The parent can hold only one registration of an identity,
-// so at most one of them and r is live: the others are records of what
-// somebody else unregistered behind the scope's back, after which the
-// collector was registered again. Callers hold n.mu.
+// stale returns the records of r's collector with r's identity, r being
+// out of the list. The parent can hold only one registration of an
+// identity, so these are records of what somebody else unregistered behind
+// the scope's back, after which the collector was registered again.
+// Callers hold n.mu.
 func (n *node) stale(r *record) []*record {
 	if r.unchecked() {
 		return nil
 	}
 	var out []*record
-	for _, t := range slices.Backward(n.indexed(identityKey(r.descs))) {
-		if t != r && sameCollector(t.c, r.c) && sameIdentity(t.descs, r.descs) {
+	for _, t := range n.indexed(identityKey(r.descs)) {
+		if sameCollector(t.c, r.c) && sameIdentity(t.descs, r.descs) {
 			out = append(out, t)
 		}
 	}

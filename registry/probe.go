@@ -65,23 +65,31 @@ type found struct {
 func (*found) Error() string { return "registry: a probe found a scope" }
 
 // findScope returns the scope behind parent, if parent is one of
-// client_golang's wrappers with a scope below it, and nil otherwise. A
-// wrapper over a Registerer that panics when it refuses (one built on
-// MustRegister) is taken to have no scope behind it.
-func findScope(parent prometheus.Registerer) (f *found) {
+// client_golang's wrappers with a scope below it (and, between them, only
+// Registerers that pass collectors on as they are), and nil otherwise.
+// keepsNothing reports a parent that takes the probe, invalid as it is, and
+// then has nothing to unregister: one that keeps nothing, such as a wrapper
+// of a nil Registerer. A wrapper over a Registerer that panics when it
+// refuses (one built on MustRegister) is taken to have no scope behind it.
+func findScope(parent prometheus.Registerer) (f *found, keepsNothing bool) {
 	t := reflect.TypeOf(parent)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().PkgPath() != promPkg || t == reflect.TypeFor[*prometheus.Registry]() {
-		return nil
+		return nil, false
 	}
 	defer func() {
 		if recover() != nil {
-			f = nil
+			f, keepsNothing = nil, false
 		}
 	}()
-	if errors.As(parent.Register(newProbe()), &f) {
-		return f
+	p := newProbe()
+	err := parent.Register(p)
+	if errors.As(err, &f) {
+		return f, false
 	}
-	return nil
+	if err == nil {
+		return nil, !parent.Unregister(p)
+	}
+	return nil, false
 }
 
 // probed returns a scope's answer if c, which describes ds and may be one of

@@ -67,25 +67,40 @@ func (r *record) silence() {
 // a record of the same collector that the scope made again after somebody
 // removed this one behind its back.
 func (r *record) standsFor(existing prometheus.Collector) bool {
-	if v, ok := existing.(*viewed); ok {
-		h := v.owner()
-		return v == r.v || h != nil && h.n == r.n && sameCollector(h.c, r.c)
+	if r.v == nil {
+		// The parent holds the user's collector itself.
+		return existing != nil && (sameCollector(existing, r.c) || isWrapper(r.c) && sameCollector(existing, unwrap(r.c)))
 	}
-	if r.v != nil || existing == nil {
+	v, ok := existing.(*viewed)
+	if !ok {
 		return false
 	}
-	return sameCollector(existing, r.c) || isWrapper(r.c) && sameCollector(existing, unwrap(r.c))
+	h := v.owner()
+	return v == r.v || h != nil && h.n == r.n && sameCollector(h.c, r.c)
 }
 
 // A question is how a scope asks the parent about a record, and takes it
 // back: a collector that describes the record's descriptors as the parent
 // knows them, and collects nothing. Registering it tells who holds the
 // identity; unregistering it removes the holder, whatever its Describe says
-// by now.
-type question record
+// by now. It refers to nothing but the descriptors, so a parent that keeps
+// it keeps nothing of the component.
+type question struct {
+	descs []*prometheus.Desc
+	one   [1]*prometheus.Desc // holds descs when there is only one
+}
+
+// newQuestion returns the question about r, with a copy of its descriptors:
+// a record keeps one descriptor in itself, which the question must not
+// keep alive.
+func newQuestion(r *record) *question {
+	q := &question{}
+	q.descs = append(q.one[:0], r.parentDescs()...)
+	return q
+}
 
 func (q *question) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range (*record)(q).parentDescs() {
+	for _, d := range q.descs {
 		ch <- d
 	}
 }

@@ -12,10 +12,11 @@ import (
 // their unchecked collectors. Each scope of the tree registers straight into
 // reg; nesting only composes views and decides who closes whom.
 type root struct {
-	reg   prometheus.Registerer // never nil
-	hub   hub
-	index *Index // WithIndex's; nil for none
-	top   *node  // the outermost scope
+	reg          prometheus.Registerer // never nil
+	keepsNothing bool                  // reg took an invalid probe and did not keep it: it keeps nothing
+	hub          hub
+	index        *Index // WithIndex's; nil for none
+	top          *node  // the outermost scope
 }
 
 // add registers r with the parent: a checked collector directly, an
@@ -33,6 +34,7 @@ func (rt *root) add(r *record) error {
 		return rt.hub.add(rt.reg, r)
 	}
 	held := r.held()
+	_, asked := r.c.(*question)
 	for range 2 {
 		err := rt.reg.Register(held)
 		if err == nil {
@@ -42,6 +44,13 @@ func (rt *root) add(r *record) error {
 		if !ok {
 			return err
 		}
+		if asked {
+			// A scope made on a Registerer that forwards to this tree
+			// asks who holds its registration: the answer is what
+			// this tree's user registered, which is that scope's own
+			// collector.
+			return prometheus.AlreadyRegisteredError{ExistingCollector: rt.registered(are.ExistingCollector), NewCollector: r.c}
+		}
 		if existing, live := userOf(are.ExistingCollector); live {
 			return prometheus.AlreadyRegisteredError{ExistingCollector: existing, NewCollector: r.c}
 		}
@@ -49,6 +58,18 @@ func (rt *root) add(r *record) error {
 	// What holds the identity is no collector of anybody's: a scope took
 	// it back and the parent would not let go.
 	return prometheus.AlreadyRegisteredError{NewCollector: r.c}
+}
+
+// registered returns what the user of one of rt's scopes registered for
+// existing, a holder of an identity in the parent: the user's collector for
+// a viewed collector of rt's tree, existing itself for anything else.
+func (rt *root) registered(existing prometheus.Collector) prometheus.Collector {
+	if v, ok := existing.(*viewed); ok {
+		if r := v.owner(); r != nil && r.n.root == rt {
+			return r.c
+		}
+	}
+	return existing
 }
 
 // userOf returns the collector that existing, the holder of an identity in
@@ -106,7 +127,7 @@ func (rt *root) takeBack(r *record, p pass) (removed bool, err error) {
 			err = &UnregisterError{Scope: r.n.str, Metrics: r.names(), Err: err}
 		}
 	}()
-	q := (*question)(r)
+	q := newQuestion(r)
 	answer := rt.reg.Register(q)
 	are, isARE := asAlreadyRegistered(answer)
 	switch {
@@ -116,7 +137,10 @@ func (rt *root) takeBack(r *record, p pass) (removed bool, err error) {
 		// then there is nothing to report; nor is there when the scope
 		// itself freed the identity, through another record of the
 		// same collector.
-		if !rt.reg.Unregister(q) || p.freed(r) {
+		switch {
+		case !rt.reg.Unregister(q) && !rt.keepsNothing:
+			return false, notRegistered{why: "somebody else unregistered it, and the parent refused to unregister the question asked about it"}
+		case rt.keepsNothing || p.freed(r):
 			return false, nil
 		}
 		return false, notRegistered{why: "somebody else unregistered it"}
@@ -180,24 +204,34 @@ func (x *handle) Collect(ch chan<- prometheus.Metric) {
 }
 
 // add registers the hub's handle with reg if it is not yet, then adds r.
+// The handle counts as registered once reg has returned without an error;
+// if reg panics, the next registration tries again.
 func (h *hub) add(reg prometheus.Registerer, r *record) error {
-	h.regMu.Lock()
-	if h.handle == nil {
-		x := &handle{}
-		x.hub.Store(h)
-		if err := reg.Register(x); err != nil {
-			h.regMu.Unlock()
-			return err
-		}
-		h.handle = x
+	if err := h.register(reg); err != nil {
+		return err
 	}
-	h.regMu.Unlock()
 	h.mu.Lock()
 	if h.records == nil {
 		h.records = map[*record]struct{}{}
 	}
 	h.records[r] = struct{}{}
 	h.mu.Unlock()
+	return nil
+}
+
+// register registers the hub's handle with reg if it is not yet.
+func (h *hub) register(reg prometheus.Registerer) error {
+	h.regMu.Lock()
+	defer h.regMu.Unlock()
+	if h.handle != nil {
+		return nil
+	}
+	x := &handle{}
+	x.hub.Store(h)
+	if err := reg.Register(x); err != nil {
+		return err
+	}
+	h.handle = x
 	return nil
 }
 
@@ -212,12 +246,12 @@ func (h *hub) remove(r *record) {
 // from then on.
 func (h *hub) close(reg prometheus.Registerer) {
 	h.regMu.Lock()
+	defer h.regMu.Unlock()
 	if x := h.handle; x != nil {
-		reg.Unregister(x)
 		x.hub.Store(nil)
 		h.handle = nil
+		reg.Unregister(x)
 	}
-	h.regMu.Unlock()
 	h.mu.Lock()
 	h.records = nil
 	h.mu.Unlock()

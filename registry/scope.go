@@ -19,8 +19,9 @@ var (
 
 // A Scope is a [prometheus.Registerer] that owns what is registered through
 // it and removes all of it on [Scope.Close]. Create one with [NewScope]. The
-// zero value is not usable: Register, Child and DeleteOnClose panic on it,
-// and everything else treats it as an empty scope.
+// zero value, and a nil *Scope, are not usable: Register, MustRegister,
+// Child and DeleteOnClose panic on them, and everything else treats them as
+// an empty scope.
 type Scope struct {
 	n       *node
 	cleanup runtime.Cleanup // reports the scope if it is dropped without Close; set once
@@ -38,17 +39,21 @@ type Scope struct {
 // first. A scope nested in a closed scope is closed.
 //
 // Any other parent, such as a *prometheus.Registry, is registered into as it
-// is. A nil parent registers into a private registry of the scope's own:
-// nothing is exposed anywhere, but registrations are checked and refused as
-// a registry would.
+// is. A nil parent, or a nil *Scope, registers into a private registry of
+// the scope's own: nothing is exposed anywhere, but registrations are
+// checked and refused as a registry would. NewScope panics on a zero Scope,
+// which NewScope did not make.
 func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	o := newOptions(opts)
 	var up *node
 	var via options
+	var keepsNothing bool
 	if p, ok := parent.(*Scope); ok && p != nil {
 		up = p.node("NewScope")
-	} else if f := findScope(parent); f != nil {
+	} else if f, keeps := findScope(parent); f != nil {
 		up, via = f.n, f.over
+	} else {
+		keepsNothing = keeps
 	}
 	report := o.report
 	if report == nil && up != nil {
@@ -91,7 +96,7 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 			parent = prometheus.NewRegistry()
 		}
 		n.root = rt
-		rt.reg, rt.index, rt.top = parent, o.index, n
+		rt.reg, rt.keepsNothing, rt.index, rt.top = parent, keepsNothing, o.index, n
 		n.view = newView(nil, o)
 	}
 	n.str = scopeString(n.name, n.view)
@@ -107,8 +112,10 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	return s
 }
 
-// Child returns a scope nested in s: it is NewScope(s, opts...).
+// Child returns a scope nested in s: it is NewScope(s, opts...). It panics on
+// a nil or zero Scope.
 func (s *Scope) Child(opts ...Option) *Scope {
+	s.node("NewScope")
 	return NewScope(s, opts...)
 }
 
@@ -120,16 +127,16 @@ func (s *Scope) Child(opts ...Option) *Scope {
 //
 // It is "" for a scope with no name, labels or prefix.
 func (s *Scope) String() string {
-	if s.n == nil {
+	if s == nil || s.n == nil {
 		return ""
 	}
 	return s.n.str
 }
 
-// node returns s's node, and panics if s is a zero Scope, which has no
-// parent to register into.
+// node returns s's node, and panics if s is nil or a zero Scope, which has
+// no parent to register into.
 func (s *Scope) node(method string) *node {
-	if s.n == nil {
+	if s == nil || s.n == nil {
 		panic("registry: " + method + " on a Scope that NewScope did not make")
 	}
 	return s.n
@@ -174,13 +181,10 @@ func (s *Scope) Register(c prometheus.Collector) error {
 		}
 		r.v = newViewed(r, n.view)
 	}
-	if err := n.root.add(r); err != nil {
+	if err := n.add(r); err != nil {
 		r.silence()
 		return err
 	}
-	n.mu.Lock()
-	n.track(r)
-	n.mu.Unlock()
 	return nil
 }
 
@@ -205,11 +209,11 @@ func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 // or one describing the same fully-qualified names with the same constant
 // label values (help strings and variable labels do not matter). A
 // client_golang wrapper of c, which is what WrapRegistererWith passes on,
-// finds c registered through the same wrappers. When several of s's
-// registrations match, the newest goes, with any other record s has of the
-// same collector under the same identity: the parent can hold only one of
-// them, so the others are records of what somebody else unregistered behind
-// s's back.
+// finds c registered through wrappers that add the same. When several of
+// s's registrations match, the newest goes, with any other record s has of
+// the same collector under the same identity: the parent can hold only one
+// of them, so the others are records of what somebody else unregistered
+// behind s's back.
 //
 // Unregister never removes a collector that s does not own: if somebody
 // else has since replaced s's registration with an equal collector, that one
@@ -217,39 +221,53 @@ func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 // describes nothing, is found only as the same collector (or a wrapper of
 // it), and always comes out.
 func (s *Scope) Unregister(c prometheus.Collector) bool {
-	if nilness.IsNil(c) || s.n == nil {
+	if nilness.IsNil(c) || s == nil || s.n == nil {
 		return false
 	}
 	n := s.n
 	ds, _ := appendDescs(nil, c)
-	n.gate.RLock()
-	defer n.gate.RUnlock()
+	// Unregister holds the gate alone, so that no Register or Unregister
+	// on s runs while it takes a registration back and forgets its stale
+	// records: which of them the parent holds cannot change under it.
+	n.gate.Lock()
+	defer n.gate.Unlock()
 	if n.stopped() {
 		return false
 	}
+	// The record leaves the list while it is taken back; if the parent
+	// panics, it goes back, for Close.
 	n.mu.Lock()
-	var group pass
-	if r := n.lookup(c, ds); r != nil {
-		group = append(pass{r}, n.stale(r)...)
+	r := n.lookup(c, ds)
+	if r != nil {
+		n.unlink(&r.item)
 	}
 	n.mu.Unlock()
-	// Each record leaves the list once it is released, so that if the
-	// parent panics, the rest stay for Close.
-	removed := false
-	for i, r := range group {
-		ok, _ := n.root.release(r, group[:i])
-		removed = removed || ok
-		n.mu.Lock()
-		n.unlink(&r.item)
-		n.mu.Unlock()
+	if r == nil {
+		return false
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			n.mu.Lock()
+			n.track(r)
+			n.mu.Unlock()
+		}
+	}()
+	removed, _ := n.root.release(r, nil)
+	returned = true
+	n.mu.Lock()
+	for _, t := range n.stale(r) {
+		n.unlink(&t.item)
+		t.silence()
+	}
+	n.mu.Unlock()
 	return removed
 }
 
 // Len returns how many collectors s and the scopes nested in it own: once
 // s is closed, none.
 func (s *Scope) Len() int {
-	if s.n == nil {
+	if s == nil || s.n == nil {
 		return 0
 	}
 	return s.n.records()

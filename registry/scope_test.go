@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
+	"github.com/promscope/promscope/internal/describe"
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/lifecycle"
 	"github.com/promscope/promscope/registry"
@@ -53,24 +54,35 @@ func TestNewScope(t *testing.T) {
 		})
 	}
 
-	// A zero Scope panics with the package prefix where it would register
-	// or make a scope, and is empty otherwise.
-	t.Run("zero scope", func(t *testing.T) {
-		var s registry.Scope
-		for name, f := range map[string]func(){
-			"Register":      func() { _ = s.Register(promtest.Gauge("jobs", 1)) },
-			"NewScope":      func() { s.Child() },
-			"DeleteOnClose": func() { s.DeleteOnClose(prometheus.Labels{"a": "b"}, promtest.CounterVec("v", "a")) },
-		} {
-			if msg, ok := promtest.Panic(f).(string); !ok || msg != "registry: "+name+" on a Scope that NewScope did not make" {
-				t.Errorf("%s panicked with %#v", name, msg)
+	// A zero Scope, and a nil *Scope, panic with the package prefix where
+	// they would register or make a scope, and are empty otherwise.
+	for name, s := range map[string]*registry.Scope{"zero scope": {}, "nil scope": nil} {
+		t.Run(name, func(t *testing.T) {
+			for name, f := range map[string]func(){
+				"Register":      func() { _ = s.Register(promtest.Gauge("jobs", 1)) },
+				"MustRegister":  func() { s.MustRegister(promtest.Gauge("jobs", 1)) },
+				"NewScope":      func() { s.Child() },
+				"DeleteOnClose": func() { s.DeleteOnClose(prometheus.Labels{"a": "b"}, promtest.CounterVec("v", "a")) },
+			} {
+				want := "registry: " + strings.TrimPrefix(name, "Must") + " on a Scope that NewScope did not make"
+				if msg, ok := promtest.Panic(f).(string); !ok || msg != want {
+					t.Errorf("%s panicked with %#v", name, msg)
+				}
 			}
+			if mfs, err := s.Gather(); s.Unregister(promtest.Gauge("jobs", 1)) || s.Len() != 0 || s.Close() != nil || len(mfs) != 0 || err != nil || s.String() != "" {
+				t.Error("the scope is not empty")
+			}
+		})
+	}
+	t.Run("zero scope parent", func(t *testing.T) {
+		want := "registry: NewScope on a Scope that NewScope did not make"
+		if msg, _ := promtest.Panic(func() { registry.NewScope(&registry.Scope{}) }).(string); msg != want {
+			t.Errorf("NewScope panicked with %q", msg)
 		}
-		if msg, _ := promtest.Panic(func() { registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, &s)) }).(string); msg != "" {
+		if msg, _ := promtest.Panic(func() {
+			registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, &registry.Scope{}))
+		}).(string); msg != "" {
 			t.Errorf("NewScope on a wrapper of a zero scope panicked with %q", msg)
-		}
-		if mfs, err := s.Gather(); s.Unregister(promtest.Gauge("jobs", 1)) || s.Len() != 0 || s.Close() != nil || len(mfs) != 0 || err != nil || s.String() != "" {
-			t.Error("the zero scope is not empty")
 		}
 	})
 
@@ -83,18 +95,46 @@ func TestNewScope(t *testing.T) {
 		program := registry.NewScope(reg)
 		forwarder := promtest.NewParent(nil)
 		forwarder.Next = program
-		scope := registry.NewScope(forwarder)
-		scope.MustRegister(promtest.Gauge("jobs", 1))
+		for round := range 3 {
+			plain := registry.NewScope(forwarder)
+			labelled := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"l": "1"}))
+			plain.MustRegister(promtest.Gauge("jobs", 1))
+			labelled.MustRegister(promtest.Gauge("tasks", 2))
+			promtest.Expose(t, reg, "jobs{} 1", `tasks{l="1"} 2`)
+			if got := program.Len(); got != 2 {
+				t.Errorf("round %d: the program scope owns %d, want 2: the forwarded gauges", round, got)
+			}
+			if err := errors.Join(plain.Close(), labelled.Close()); err != nil {
+				t.Errorf("round %d: %v", round, err)
+			}
+			if got := program.Len(); got != 0 {
+				t.Errorf("round %d: the program scope owns %d after Close, want 0", round, got)
+			}
+		}
 		wrapped := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, reg))
 		wrapped.MustRegister(promtest.Gauge("up", 1))
-		promtest.Expose(t, reg, "jobs{} 1", `up{zone="a"} 1`)
-		if got := program.Len(); got != 1 {
-			t.Errorf("the program scope owns %d, want 1: the forwarded gauge", got)
-		}
-		if err := errors.Join(scope.Close(), wrapped.Close(), program.Close()); err != nil {
+		promtest.Expose(t, reg, `up{zone="a"} 1`)
+		if err := errors.Join(wrapped.Close(), program.Close()); err != nil {
 			t.Error(err)
 		}
 		registrytest.VerifyNone(t, reg)
+	})
+
+	// A scope on a wrapper of a Registerer that keeps nothing (a nil
+	// one) registers and closes without errors; the probe that looked
+	// for a scope behind a wrapper is not left in a Registerer that
+	// keeps whatever it is given.
+	t.Run("parents that keep nothing, or anything", func(t *testing.T) {
+		nothing := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, nil))
+		nothing.MustRegister(promtest.Gauge("jobs", 1))
+		if err := nothing.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+		var anything keepAll
+		registry.NewScope(prometheus.WrapRegistererWithPrefix("p_", &anything))
+		if len(anything) != 0 {
+			t.Errorf("the Registerer still holds %d collectors of the probe", len(anything))
+		}
 	})
 }
 
@@ -764,6 +804,62 @@ func TestUnregister(t *testing.T) {
 		registrytest.VerifyNone(t, parent.Reg)
 	})
 
+	// The same collector comes first: a collector whose Describe has
+	// changed is found as itself, not as the one its descriptors now
+	// name.
+	t.Run("same collector first", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		x := &shifty{names: []string{"a"}}
+		scope.MustRegister(x, promtest.Gauge("b", 2))
+		x.names = []string{"b"}
+		if !scope.Unregister(x) {
+			t.Error("Unregister = false")
+		}
+		promtest.Expose(t, reg, "b{} 2")
+		if err := reg.Register(promtest.Gauge("a", 1)); err != nil {
+			t.Errorf("a is still held: %v", err)
+		}
+	})
+
+	// An Unregister runs alone on its scope: a second Unregister and a
+	// Register of the same collector wait for it, then find nothing to
+	// take and register anew.
+	t.Run("racing Unregister and Register", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.BlockAfter))
+		scope := registry.NewScope(p)
+		g := promtest.Gauge("jobs", 1)
+		scope.MustRegister(g)
+		first, second := make(chan bool), make(chan bool)
+		go func() { first <- scope.Unregister(g) }()
+		<-p.Entered // removed, not yet returned
+		go func() { second <- scope.Unregister(g) }()
+		registered := make(chan error)
+		go func() { registered <- scope.Register(g) }()
+		p.Release()
+		if !<-first {
+			t.Error("the first Unregister = false")
+		}
+		if err := <-registered; err != nil {
+			t.Fatalf("Register = %v", err)
+		}
+		// Both orders of the other two are right: the second Unregister
+		// comes first and finds nothing, or takes the new registration
+		// back. Either way the scope records what the registry holds.
+		want := []string{"jobs{} 1"}
+		if <-second {
+			want = nil
+		}
+		promtest.Expose(t, p.Reg, want...)
+		if got := scope.Len(); got != len(want) {
+			t.Errorf("Len() = %d, want %d", got, len(want))
+		}
+		if err := scope.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+		registrytest.VerifyNone(t, p.Reg)
+	})
+
 	// Unregister returns false, and touches nothing, once Close has begun.
 	t.Run("closed", func(t *testing.T) {
 		parent := promtest.NewParent(nil)
@@ -928,6 +1024,24 @@ func TestClose(t *testing.T) {
 			t.Errorf("Close = %v", err)
 		}
 		registrytest.VerifyNone(t, reg)
+	})
+
+	// A collector that somebody else unregistered, on a parent that then
+	// refuses to unregister the question Close asked about it, is
+	// reported as both, and the parent keeps nothing of the component.
+	t.Run("question kept", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "cache_objects", 0, promtest.Refuse))
+		scope := registry.NewScope(p)
+		wp := build(t, scope, false, nil)
+		p.Reg.Unregister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "cache_objects", Help: "Objects."}))
+		err := scope.Close()
+		if !errors.Is(err, registry.ErrNotRegistered) || !strings.Contains(err.Error(), "somebody else unregistered it, and the parent refused to unregister the question") {
+			t.Errorf("Close = %v", err)
+		}
+		if !promtest.Collected(wp) {
+			t.Error("the component is still reachable after Close")
+		}
+		runtime.KeepAlive(p)
 	})
 
 	// Close passes on the registry's own error when the scope's descriptor
@@ -1101,6 +1215,63 @@ func TestClose(t *testing.T) {
 		}
 	}
 
+	// A parent that panics while it registers or unregisters the tree's
+	// collector of unchecked ones lets the panic go on, and the scope goes
+	// on working: the next registration and Close do not wait for ever.
+	for _, op := range []string{"register", "unregister"} {
+		t.Run("parent panics on the hub's "+op, func(t *testing.T) {
+			p := promtest.NewParent(promtest.On(op, "", 0, promtest.Panicking))
+			scope := registry.NewScope(p)
+			u := &promtest.Unchecked{Name: "u", Value: 1}
+			if op == "register" {
+				if v, _ := promtest.Panic(func() { _ = scope.Register(u) }).(error); !errors.Is(v, promtest.ErrInjected) {
+					t.Fatalf("Register panicked with %v", v)
+				}
+			}
+			if err := scope.Register(u); err != nil {
+				t.Fatalf("Register = %v", err)
+			}
+			promtest.Expose(t, p.Reg, "u{} 1")
+			if op == "unregister" {
+				if v, _ := promtest.Panic(func() { _ = scope.Close() }).(error); !errors.Is(v, promtest.ErrInjected) {
+					t.Fatalf("Close panicked with %v", v)
+				}
+			}
+			if err := scope.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+			promtest.Expose(t, p.Reg)
+		})
+	}
+
+	// A parent that panics after it registered a collector lets the panic
+	// go on out of Register; the scope records the collector, which
+	// stays exposed, and Close takes it back.
+	t.Run("parent panics in Register", func(t *testing.T) {
+		for _, view := range []bool{false, true} {
+			p := promtest.NewParent(promtest.On("register", "cache_objects", 0, promtest.PanicAfter))
+			var opts []registry.Option
+			if view {
+				opts = append(opts, registry.WithLabels(prometheus.Labels{"c": "1"}))
+			}
+			scope := registry.NewScope(p, opts...)
+			wp, v := buildPanicking(scope)
+			if !errors.Is(v, promtest.ErrInjected) {
+				t.Fatalf("Register panicked with %v", v)
+			}
+			if got := scope.Len(); got != 1 {
+				t.Errorf("view %v: Len() = %d, want 1", view, got)
+			}
+			if err := scope.Close(); err != nil {
+				t.Errorf("view %v: Close = %v", view, err)
+			}
+			registrytest.VerifyNone(t, p.Reg)
+			if !promtest.Collected(wp) {
+				t.Errorf("view %v: the component is still reachable after Close", view)
+			}
+		}
+	})
+
 	// A parent that panics while the newest nested scope closes leaves the
 	// older sibling recorded, refusing registrations, and a later Close of
 	// the outer scope closes it.
@@ -1222,6 +1393,20 @@ func TestClose(t *testing.T) {
 	})
 }
 
+// keepAll is a Registerer that keeps whatever it is given, invalid or not,
+// and unregisters what describes the same descriptors.
+type keepAll []prometheus.Collector
+
+func (k *keepAll) Register(c prometheus.Collector) error { *k = append(*k, c); return nil }
+
+func (k *keepAll) MustRegister(cs ...prometheus.Collector) { *k = append(*k, cs...) }
+
+func (k *keepAll) Unregister(c prometheus.Collector) bool {
+	n, want := len(*k), fmt.Sprint(describe.Descs(c))
+	*k = slices.DeleteFunc(*k, func(x prometheus.Collector) bool { return fmt.Sprint(describe.Descs(x)) == want })
+	return len(*k) < n
+}
+
 // deleteLogger is a vector whose DeletePartialMatch calls are logged in a
 // parent's log, among its calls.
 type deleteLogger struct {
@@ -1307,6 +1492,18 @@ func build(t *testing.T, scope *registry.Scope, unchecked bool, onRead func()) w
 	}
 	scope.MustRegister(col)
 	return weak.Make(c)
+}
+
+// buildPanicking is build for a parent that panics when the metric is
+// registered: it returns the weak pointer to the component, and what
+// Register panicked with.
+//
+//go:noinline
+func buildPanicking(scope *registry.Scope) (weak.Pointer[component], error) {
+	c := &component{cache: map[string]int{"a": 1}}
+	g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cache_objects", Help: "Objects."}, func() float64 { return float64(len(c.cache)) })
+	v, _ := promtest.Panic(func() { _ = scope.Register(g) }).(error)
+	return weak.Make(c), v
 }
 
 // funcUnchecked is an unchecked collector of a gauge that f reads.

@@ -37,8 +37,8 @@ func (d *deletion) run() {
 // and which must stay registered. The labels are matched as given: the
 // scope's own prefix and labels do not apply to vectors it did not register.
 // Close deletes them in its turn, newest first among everything the scope
-// owns. On a scope whose Close has begun, DeleteOnClose deletes at once. The
-// labels and vecs are copied.
+// owns. On a scope whose Close, or that of a scope it is nested in, has
+// begun, DeleteOnClose deletes at once. The labels and vecs are copied.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
 // the vectors, if no vector is given, or if a vector is nil: all three are
@@ -59,7 +59,7 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs)}
 	n := s.n
 	n.mu.Lock()
-	if !n.closing.Load() {
+	if !n.stopped() {
 		d.of = d
 		n.items.push(&d.item)
 		n.mu.Unlock()

@@ -50,6 +50,16 @@ func TestDeleteOnClose(t *testing.T) {
 			d(registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, s)), prometheus.Labels{"tenant": "acme"})
 			s.Close()
 		}, want: globex},
+		{name: "scope around closing", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
+			p := promtest.NewParent(promtest.On("unregister", "x", 0, promtest.Panicking))
+			p.Reg = reg
+			s := registry.NewScope(p)
+			nested := s.Child()
+			s.MustRegister(promtest.Gauge("x", 1))
+			promtest.Panic(func() { s.Close() })
+			d(nested, prometheus.Labels{"tenant": "acme"})
+			reg.Unregister(promtest.Gauge("x", 0))
+		}, want: globex},
 		{name: "all labels", give: func(reg *prometheus.Registry, d func(*registry.Scope, prometheus.Labels)) {
 			s := registry.NewScope(reg)
 			d(s, prometheus.Labels{"tenant": "acme", "path": "/a"})

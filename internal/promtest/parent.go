@@ -31,6 +31,7 @@ const (
 	Block                    // wait until Release, then pass the call on
 	BlockAfter               // pass the call on, then wait until Release to return
 	Panicking                // panic with ErrInjected, touching nothing
+	PanicAfter               // pass the call on, then panic with ErrInjected
 )
 
 // A Call is one call that a Parent receives.
@@ -159,8 +160,11 @@ func (p *Parent) Register(c prometheus.Collector) error {
 	}
 	err := p.next().Register(c)
 	p.note(call, fmt.Sprint(err))
-	if f == BlockAfter {
+	switch f {
+	case BlockAfter:
 		p.hold(call)
+	case PanicAfter:
+		panic(ErrInjected)
 	}
 	return err
 }
@@ -193,8 +197,11 @@ func (p *Parent) Unregister(c prometheus.Collector) bool {
 	}
 	ok := p.next().Unregister(c)
 	p.note(call, fmt.Sprint(ok))
-	if f == BlockAfter {
+	switch f {
+	case BlockAfter:
 		p.hold(call)
+	case PanicAfter:
+		panic(ErrInjected)
 	}
 	return ok
 }

@@ -46,6 +46,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -522,18 +523,11 @@ func (v *mVec) deleteMatching(labels []pair) {
 // valueGauge is a collector of a comparable non-pointer type.
 type valueGauge struct{ prometheus.Gauge }
 
-// innermost returns what client_golang's wrapping collectors around c wrap,
-// as a registry names it: it registers the checked collector c twice in a
-// registry of its own and reads the AlreadyRegisteredError, which a
-// registry fills with the innermost collector.
-func innermost(c prometheus.Collector) prometheus.Collector {
-	r := prometheus.NewRegistry()
-	if c == nil || r.Register(c) != nil {
-		return c
-	}
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(r.Register(c), &are) {
-		return are.ExistingCollector
+// passedThrough returns c as the stack of client_golang wrappers ws (first
+// applied first) hands it to what is below them.
+func passedThrough(c prometheus.Collector, ws []wrap) prometheus.Collector {
+	for _, w := range ws {
+		c = promtest.Passed(c, w.on)
 	}
 	return c
 }
@@ -883,7 +877,9 @@ func outsiderExisting(e *entry) func(prometheus.Collector) bool {
 				return false
 			}
 		}
-		return got != nil && e.by.base.same(innermost(got)) && strings.Contains(s, e.by.scope.path)
+		// Rule 6: the collector as the scope's user registered it,
+		// through the wrappers it came through.
+		return got != nil && reflect.DeepEqual(got, passedThrough(e.by.base.get(), e.by.chain)) && strings.Contains(s, e.by.scope.path)
 	}
 }
 
@@ -1577,7 +1573,7 @@ func (w *world) register(in *input) {
 		w.say("err = %s.Register(%s)", target, cdesc)
 		err := r.Register(c)
 		w.disarm()
-		w.checkErr("Register", err, want, o)
+		w.checkErr("Register", err, want, o, passedThrough(c, ch))
 		return
 	}
 	w.say("%s.MustRegister(%s)", target, cdesc)
@@ -1585,7 +1581,7 @@ func (w *world) register(in *input) {
 	w.disarm()
 	// Rule 4 for the scope's own MustRegister; through client_golang's
 	// wrappers, their MustRegister panics with the scope's Register error.
-	w.checkPanic("MustRegister", v, want, o, len(ch) == 0)
+	w.checkPanic("MustRegister", v, want, o, passedThrough(c, ch), len(ch) == 0)
 }
 
 func (w *world) mustTwo(in *input) {
@@ -1600,13 +1596,13 @@ func (w *world) mustTwo(in *input) {
 	}
 	// MustRegister registers each in turn and stops at the first error.
 	want := w.m.register(s, ch, o1, promtest.Pass, nil)
-	wantObj := o1
+	wantObj, wantC := o1, c1
 	if want.kind == kOK {
-		want, wantObj = w.m.register(s, ch, o2, promtest.Pass, nil), o2
+		want, wantObj, wantC = w.m.register(s, ch, o2, promtest.Pass, nil), o2, c2
 	}
 	w.say("%s.MustRegister(%s, %s)", chainString(s.path2(), ch), d1, d2)
 	v := promtest.Panic(func() { through(s.real, ch).MustRegister(c1, c2) })
-	w.checkPanic("MustRegister", v, want, wantObj, len(ch) == 0)
+	w.checkPanic("MustRegister", v, want, wantObj, passedThrough(wantC, ch), len(ch) == 0)
 }
 
 func (w *world) unregister(in *input) {
@@ -1854,15 +1850,17 @@ func faultName(f promtest.Fault) string {
 
 // ---- checks ----
 
-func (w *world) checkErr(what string, err error, want outcome, o *object) {
+func (w *world) checkErr(what string, err error, want outcome, o *object, passed prometheus.Collector) {
 	w.t.Helper()
-	if msg := mismatch(err, want, o); msg != "" {
+	if msg := mismatch(err, want, o, passed); msg != "" {
 		w.fail("%s returned %v; %s", what, err, msg)
 	}
 }
 
 // mismatch returns what is wrong with err against want, or "".
-func mismatch(err error, want outcome, o *object) string {
+// mismatch compares err with want; passed is the collector the scope was
+// given, which an AlreadyRegisteredError names as NewCollector (rule 3).
+func mismatch(err error, want outcome, o *object, passed prometheus.Collector) string {
 	var are prometheus.AlreadyRegisteredError
 	isARE := errors.As(err, &are)
 	names := func(labels []string) bool {
@@ -1914,7 +1912,7 @@ func mismatch(err error, want outcome, o *object) string {
 		if !want.existing(are.ExistingCollector) {
 			return fmt.Sprintf("ExistingCollector is %T %v, not the collector its owner registered (rule 3)", are.ExistingCollector, are.ExistingCollector)
 		}
-		if o == nil || !o.same(innermost(are.NewCollector)) {
+		if o == nil || !reflect.DeepEqual(are.NewCollector, passed) {
 			return fmt.Sprintf("NewCollector is %T %v, want the collector registered (rule 3)", are.NewCollector, are.NewCollector)
 		}
 	}
@@ -1923,7 +1921,7 @@ func mismatch(err error, want outcome, o *object) string {
 
 // checkPanic checks MustRegister's panic (rule 4). named: the scope's own
 // MustRegister, whose AlreadyRegisteredError names the holding scope.
-func (w *world) checkPanic(what string, v any, want outcome, o *object, named bool) {
+func (w *world) checkPanic(what string, v any, want outcome, o *object, passed prometheus.Collector, named bool) {
 	w.t.Helper()
 	if want.kind == kOK {
 		if v != nil {
@@ -1935,7 +1933,7 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, named bo
 	if !ok {
 		w.fail("%s panicked with %T %v, want an error", what, v, v)
 	}
-	if msg := mismatch(err, want, o); msg != "" {
+	if msg := mismatch(err, want, o, passed); msg != "" {
 		w.fail("%s panicked with %v; %s (rule 4)", what, err, msg)
 	}
 	if named && want.kind == kTaken && len(want.holders) > 0 {

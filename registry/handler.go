@@ -134,18 +134,7 @@ type page struct {
 
 // page copies what n owns under its lock, then describes the copy.
 func (n *node) page() page {
-	n.mu.Lock()
-	var rs []*record
-	var nested []*node
-	for it := n.items.head; it != nil; it = it.next {
-		switch x := it.of.(type) {
-		case *record:
-			rs = append(rs, x)
-		case *node:
-			nested = append(nested, x)
-		}
-	}
-	n.mu.Unlock()
+	rs, nested := n.entries()
 	p := page{Scope: n.str, line: scopeString(escape(n.name), n.view), Created: n.created, State: n.state(), Collectors: len(rs), Metrics: []string{}, Scopes: []page{}}
 	for _, r := range rs {
 		if r.unchecked() {

@@ -18,62 +18,58 @@ import (
 
 const promPkg = "github.com/prometheus/client_golang/prometheus"
 
-// appendDescs appends what c describes to dst, in order, and reports
-// whether c may be one of client_golang's wrappers (see isWrapper).
-// client_golang's own metrics and vectors describe exactly one descriptor,
-// and are asked without the goroutine that any other collector's Describe
-// needs.
-func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) (_ []*prometheus.Desc, wrapper bool) {
-	switch m := c.(type) {
+// A kind is what a collector is to client_golang.
+type kind int
+
+const (
+	foreign    kind = iota // not of client_golang's package, or a registry
+	ownMetric              // one of its metrics, which describes and collects itself
+	ownVector              // one of its vectors, which describes one descriptor
+	ownWrapper             // any other collector of its: a wrapper, or the like of the Go collector
+)
+
+// kindOf returns c's kind.
+func kindOf(c prometheus.Collector) kind {
+	switch c.(type) {
+	case nil, *prometheus.Registry:
+		return foreign
 	case *prometheus.CounterVec, *prometheus.GaugeVec, *prometheus.HistogramVec,
 		*prometheus.SummaryVec, *prometheus.MetricVec:
+		return ownVector
+	}
+	if !promType(reflect.TypeOf(c)) {
+		return foreign
+	}
+	if _, ok := c.(prometheus.Metric); ok {
+		return ownMetric
+	}
+	return ownWrapper
+}
+
+// promType reports whether t is a pointer to a type of client_golang's
+// prometheus package.
+func promType(t reflect.Type) bool {
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().PkgPath() == promPkg
+}
+
+// isWrapper reports whether c may be one of client_golang's wrappers.
+func isWrapper(c prometheus.Collector) bool { return kindOf(c) == ownWrapper }
+
+// appendDescs appends what c describes to dst, in order, and returns c's
+// kind. client_golang's own metrics and vectors describe exactly one
+// descriptor, and are asked without the goroutine that any other
+// collector's Describe needs.
+func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) ([]*prometheus.Desc, kind) {
+	k := kindOf(c)
+	switch k {
+	case ownVector:
 		ch := make(chan *prometheus.Desc, 1)
 		c.Describe(ch)
-		return append(dst, <-ch), false
-	case prometheus.Metric:
-		// Counter, Gauge, Histogram, Summary and the Func variants
-		// collect themselves: Describe sends their Desc.
-		if ownType(c) {
-			return append(dst, m.Desc()), false
-		}
-		return append(dst, describe.Descs(c)...), false
-	case *prometheus.Registry:
-		return append(dst, describe.Descs(c)...), false
+		return append(dst, <-ch), k
+	case ownMetric:
+		return append(dst, c.(prometheus.Metric).Desc()), k
 	}
-	return append(dst, describe.Descs(c)...), ownType(c)
-}
-
-// ownType reports whether c is a pointer to a type of client_golang's
-// prometheus package.
-func ownType(c prometheus.Collector) bool {
-	t := reflect.TypeOf(c)
-	return t.Kind() == reflect.Pointer && t.Elem().PkgPath() == promPkg
-}
-
-// isWrapper reports whether c may be one of client_golang's wrappers: a
-// collector of its package that is neither a metric, a vector nor a
-// registry.
-func isWrapper(c prometheus.Collector) bool {
-	switch c.(type) {
-	case nil, prometheus.Metric, *prometheus.CounterVec, *prometheus.GaugeVec, *prometheus.HistogramVec,
-		*prometheus.SummaryVec, *prometheus.MetricVec, *prometheus.Registry:
-		return false
-	}
-	return ownType(c)
-}
-
-// isWrapperType is isWrapper for a collector's type.
-func isWrapperType(t reflect.Type) bool {
-	if t.Kind() != reflect.Pointer || t.Elem().PkgPath() != promPkg {
-		return false
-	}
-	switch t {
-	case reflect.TypeFor[*prometheus.CounterVec](), reflect.TypeFor[*prometheus.GaugeVec](),
-		reflect.TypeFor[*prometheus.HistogramVec](), reflect.TypeFor[*prometheus.SummaryVec](),
-		reflect.TypeFor[*prometheus.MetricVec](), reflect.TypeFor[*prometheus.Registry]():
-		return false
-	}
-	return !t.Implements(reflect.TypeFor[prometheus.Metric]())
+	return append(dst, describe.Descs(c)...), k
 }
 
 // unwrap returns the collector that the client_golang wrapper c stands for,
@@ -169,13 +165,14 @@ func sameValue(a, b reflect.Value) bool {
 // sorted name=value pairs, a label that two wrappers set counted twice), or
 // v itself with neither when it is no such wrapper. A wrapping collector is
 // a pointer to a struct of client_golang's with exactly three fields: the
-// wrapped collector, the prefix and the labels. The outer wrapper's prefix
+// wrapped collector, the prefix and the labels; the metrics and vectors of
+// client_golang have other shapes. The outer wrapper's prefix
 // comes first in a name, as client_golang composes them.
 func peel(v reflect.Value) (inner reflect.Value, prefix string, labels []string) {
 	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()
 	}
-	for v.IsValid() && v.Kind() == reflect.Pointer && !v.IsNil() && isWrapperType(v.Type()) {
+	for v.IsValid() && promType(v.Type()) && !v.IsNil() {
 		s := v.Elem()
 		if s.Kind() != reflect.Struct || s.NumField() != 3 {
 			break

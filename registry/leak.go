@@ -85,13 +85,8 @@ func (n *node) exposed() []string {
 
 // collectedNames collects c and returns the names of its metrics.
 func collectedNames(c prometheus.Collector) []string {
-	ch := make(chan prometheus.Metric, 16)
-	go func() {
-		defer close(ch)
-		c.Collect(ch)
-	}()
 	var descs []*prometheus.Desc
-	for m := range ch {
+	for _, m := range describe.Collected(c) {
 		descs = append(descs, m.Desc())
 	}
 	return describe.Names(descs)

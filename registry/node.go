@@ -33,7 +33,6 @@ type node struct {
 
 	mu    sync.Mutex
 	items list                 // guarded by mu; what Close undoes, oldest first
-	nrec  int                  // guarded by mu; records in items
 	index map[string][]*record // guarded by mu; records by identityKey, oldest first; built on the first lookup
 }
 
@@ -129,7 +128,6 @@ func (n *node) add(r *record) (err error) {
 func (n *node) track(r *record) {
 	r.of = r
 	n.items.push(&r.item)
-	n.nrec++
 	if n.index != nil {
 		n.indexAdd(r)
 	}
@@ -142,7 +140,6 @@ func (n *node) unlink(it *item) {
 	if !n.items.remove(it) || r == nil {
 		return
 	}
-	n.nrec--
 	if n.index != nil && !r.unchecked() {
 		key := identityKey(r.descs)
 		rs := slices.DeleteFunc(n.index[key], func(x *record) bool { return x == r })
@@ -224,31 +221,27 @@ func (n *node) stale(r *record) []*record {
 	return out
 }
 
-// nested returns the scopes nested in n, oldest first. Callers hold n.mu.
-func (n *node) nested() []*node {
-	var out []*node
+// entries returns n's registrations and the scopes nested in n, each
+// oldest first, as they are now.
+func (n *node) entries() (rs []*record, nested []*node) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	for it := n.items.head; it != nil; it = it.next {
-		if c := it.nested(); c != nil {
-			out = append(out, c)
+		switch x := it.of.(type) {
+		case *record:
+			rs = append(rs, x)
+		case *node:
+			nested = append(nested, x)
 		}
 	}
-	return out
+	return rs, nested
 }
 
 // appendRecords appends the records of n and of the scopes nested in it to
 // out, each scope's oldest first.
 func (n *node) appendRecords(out []*record) []*record {
-	n.mu.Lock()
-	var nested []*node
-	for it := n.items.head; it != nil; it = it.next {
-		switch x := it.of.(type) {
-		case *record:
-			out = append(out, x)
-		case *node:
-			nested = append(nested, x)
-		}
-	}
-	n.mu.Unlock()
+	rs, nested := n.entries()
+	out = append(out, rs...)
 	for _, c := range nested {
 		out = c.appendRecords(out)
 	}
@@ -258,9 +251,8 @@ func (n *node) appendRecords(out []*record) []*record {
 // records returns how many registrations n and the scopes nested in it
 // hold.
 func (n *node) records() int {
-	n.mu.Lock()
-	count, nested := n.nrec, n.nested()
-	n.mu.Unlock()
+	rs, nested := n.entries()
+	count := len(rs)
 	for _, c := range nested {
 		count += c.records()
 	}

@@ -84,15 +84,12 @@ func WithLeakReport(report func(Leak)) Option {
 	return optionFunc(func(o *options) { o.report = report })
 }
 
-// joinNames composes an outer scope's name with a nested scope's own.
-func joinNames(outer, own string) string {
-	switch {
-	case outer == "":
-		return own
-	case own == "":
-		return outer
-	}
-	return outer + "/" + own
+// WithIndex lists the scope in x, for [Handler], from NewScope until its
+// Close completes, with every scope nested in it. It applies to an
+// outermost scope; a nested scope is listed under the scope it is nested
+// in, and ignores it.
+func WithIndex(x *Index) Option {
+	return optionFunc(func(o *options) { o.index = x })
 }
 
 // newOptions applies opts over the defaults (no prefix, no labels).
@@ -107,12 +104,4 @@ func newOptions(opts []Option) options {
 		}
 	}
 	return o
-}
-
-// WithIndex lists the scope in x, for [Handler], from NewScope until its
-// Close completes, with every scope nested in it. It applies to an
-// outermost scope; a nested scope is listed under the scope it is nested
-// in, and ignores it.
-func WithIndex(x *Index) Option {
-	return optionFunc(func(o *options) { o.index = x })
 }

@@ -72,8 +72,7 @@ func (*found) Error() string { return "registry: a probe found a scope" }
 // of a nil Registerer. A wrapper over a Registerer that panics when it
 // refuses (one built on MustRegister) is taken to have no scope behind it.
 func findScope(parent prometheus.Registerer) (f *found, keepsNothing bool) {
-	t := reflect.TypeOf(parent)
-	if t == nil || t.Kind() != reflect.Pointer || t.Elem().PkgPath() != promPkg || t == reflect.TypeFor[*prometheus.Registry]() {
+	if _, ok := parent.(*prometheus.Registry); ok || !promType(reflect.TypeOf(parent)) {
 		return nil, false
 	}
 	defer func() {
@@ -108,15 +107,7 @@ func probed(c prometheus.Collector, ds []*prometheus.Desc, wrapper bool) *found 
 	if !strings.HasSuffix(name, probeName) {
 		return nil
 	}
-	ch := make(chan prometheus.Metric, 1)
-	go func() {
-		defer close(ch)
-		c.Collect(ch)
-	}()
-	var ms []prometheus.Metric
-	for m := range ch {
-		ms = append(ms, m)
-	}
+	ms := describe.Collected(c)
 	if len(ms) != 1 {
 		return nil
 	}

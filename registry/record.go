@@ -132,7 +132,7 @@ func newViewed(r *record, v *view) *viewed {
 	w := &viewed{view: v}
 	w.descs = v.wrapDescs(w.one[:0], r.descs)
 	b := &bound{r: r}
-	if m, ok := r.c.(prometheus.Metric); ok && len(r.descs) == 1 && ownType(r.c) {
+	if m, ok := r.c.(prometheus.Metric); ok && kindOf(r.c) == ownMetric {
 		// It collects itself, and only itself, so it is wrapped once
 		// for every scrape to come.
 		b.self = scopedMetric{Metric: m, desc: w.descs[0], view: v}

@@ -112,6 +112,17 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	return s
 }
 
+// joinNames composes an outer scope's name with a nested scope's own.
+func joinNames(outer, own string) string {
+	switch {
+	case outer == "":
+		return own
+	case own == "":
+		return outer
+	}
+	return outer + "/" + own
+}
+
 // Child returns a scope nested in s: it is NewScope(s, opts...). It panics on
 // a nil or zero Scope.
 func (s *Scope) Child(opts ...Option) *Scope {
@@ -164,9 +175,9 @@ func (s *Scope) Register(c prometheus.Collector) error {
 	}
 	n := s.node("Register")
 	r := &record{c: c, n: n}
-	var wrapper bool
-	r.descs, wrapper = appendDescs(r.one[:0], c)
-	if f := probed(c, r.descs, wrapper); f != nil {
+	var k kind
+	r.descs, k = appendDescs(r.one[:0], c)
+	if f := probed(c, r.descs, k == ownWrapper); f != nil {
 		f.n = n
 		return f
 	}

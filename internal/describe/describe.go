@@ -1,6 +1,6 @@
-// Package describe holds the descriptor helpers that registry and
-// registrytest share: running a collector's Describe and naming what it
-// yields. It is internal because the helpers only make sense next to the
+// Package describe holds the collector helpers that registry and
+// registrytest share: running a collector's Describe or Collect and naming
+// what it yields. It is internal because the helpers only make sense next to the
 // ownership rules of package registry.
 package describe
 
@@ -23,6 +23,21 @@ func Descs(c prometheus.Collector) []*prometheus.Desc {
 	var out []*prometheus.Desc
 	for d := range ch {
 		out = append(out, d)
+	}
+	return out
+}
+
+// Collected runs c.Collect in its own goroutine, as prometheus.Registry
+// does, and returns every metric it sent, in order.
+func Collected(c prometheus.Collector) []prometheus.Metric {
+	ch := make(chan prometheus.Metric, 8)
+	go func() {
+		defer close(ch)
+		c.Collect(ch)
+	}()
+	var out []prometheus.Metric
+	for m := range ch {
+		out = append(out, m)
 	}
 	return out
 }

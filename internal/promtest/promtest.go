@@ -255,8 +255,16 @@ func (r *Recorder) Check(t testing.TB, want ...string) {
 // wrappers' own collector type, which no older client_golang lets one make
 // directly.
 func Wrapped(labels prometheus.Labels, prefix string, c prometheus.Collector) prometheus.Collector {
+	return Passed(c, func(r prometheus.Registerer) prometheus.Registerer {
+		return prometheus.WrapRegistererWith(labels, prometheus.WrapRegistererWithPrefix(prefix, r))
+	})
+}
+
+// Passed returns c as the Registerer that wrap makes of a Registerer r
+// passes it on to r, when c is registered through it.
+func Passed(c prometheus.Collector, wrap func(r prometheus.Registerer) prometheus.Registerer) prometheus.Collector {
 	var got grab
-	_ = prometheus.WrapRegistererWith(labels, prometheus.WrapRegistererWithPrefix(prefix, &got)).Register(c)
+	_ = wrap(&got).Register(c)
 	return got.c
 }
 

@@ -75,12 +75,9 @@ func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) ([]*prometheus.
 // unwrap returns the collector that the client_golang wrapper c stands for,
 // however deeply wrapped. A prometheus.Registry reports exactly that as the
 // ExistingCollector of an AlreadyRegisteredError, so unwrap registers c twice
-// with a throwaway registry and reads the answer. Anything else, and a
-// wrapper of an unchecked collector, is returned as it is.
+// with a throwaway registry and reads the answer. A wrapper of an unchecked
+// collector is returned as it is.
 func unwrap(c prometheus.Collector) prometheus.Collector {
-	if !isWrapper(c) {
-		return c
-	}
 	r := prometheus.NewRegistry()
 	_ = r.Register(c) // if it fails, so does the next, with no answer
 	if are, ok := asAlreadyRegistered(r.Register(c)); ok {
@@ -111,11 +108,8 @@ func sameValue(a, b reflect.Value) bool {
 	if pa != pb || !slices.Equal(la, lb) {
 		return false
 	}
-	if a.IsValid() != b.IsValid() || a.IsValid() && a.Type() != b.Type() {
-		return false
-	}
-	if !a.IsValid() {
-		return true
+	if !a.IsValid() || !b.IsValid() || a.Type() != b.Type() {
+		return !a.IsValid() && !b.IsValid()
 	}
 	switch a.Kind() {
 	case reflect.Pointer, reflect.Func:

@@ -130,10 +130,10 @@ func TestLeakReport(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		outer := registry.NewScope(reg, registry.WithName("program"), registry.WithLeakReport(ch.report))
 		outer.MustRegister(promtest.Gauge("up", 1))
-		func() { outer.Child(registry.WithName("link")).MustRegister(promtest.Gauge("jobs", 1)) }()
+		func() { outer.Child(registry.WithName("link")).MustRegister(promtest.Gauge("jobs", 1), quiet{}) }()
 		got := ch.wait(1, 500)
-		if len(got) != 1 || got[0].Scope != "program/link" || !slices.Equal(got[0].Metrics, []string{"jobs"}) {
-			t.Fatalf("reported %+v, want program/link with jobs", got)
+		if len(got) != 1 || got[0].Scope != "program/link" || !slices.Equal(got[0].Metrics, []string{"jobs", "1 unchecked collector"}) {
+			t.Fatalf("reported %+v, want program/link with jobs and 1 unchecked collector", got)
 		}
 		if err := outer.Close(); err != nil {
 			t.Error(err)

@@ -92,14 +92,11 @@ func findScope(parent prometheus.Registerer) (f *found, keepsNothing bool) {
 }
 
 // probed returns a scope's answer if c, which describes ds and may be one of
-// client_golang's wrappers if wrapper is set, is a probe, bare or wrapped,
-// and nil otherwise. Only a wrapper that describes one descriptor of the
+// client_golang's wrappers if wrapper is set, is a wrapped probe, and nil
+// otherwise. Only a wrapper that describes one descriptor of the
 // probe's name is collected to make sure, so nothing else registered
 // through a scope is collected at Register.
 func probed(c prometheus.Collector, ds []*prometheus.Desc, wrapper bool) *found {
-	if _, ok := c.(*probe); ok {
-		return &found{}
-	}
 	if !wrapper || len(ds) != 1 {
 		return nil
 	}
@@ -107,12 +104,8 @@ func probed(c prometheus.Collector, ds []*prometheus.Desc, wrapper bool) *found 
 	if !strings.HasSuffix(name, probeName) {
 		return nil
 	}
-	ms := describe.Collected(c)
-	if len(ms) != 1 {
-		return nil
-	}
 	var out dto.Metric
-	if ms[0].Write(&out) != nil {
+	if ms := describe.Collected(c); len(ms) != 1 || ms[0].Write(&out) != nil {
 		return nil
 	}
 	f := &found{over: options{prefix: strings.TrimSuffix(name, probeName)}}

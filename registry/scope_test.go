@@ -86,35 +86,46 @@ func TestNewScope(t *testing.T) {
 		}
 	})
 
-	// A Registerer of the user's own that forwards to a scope, and a
-	// client_golang wrapper of a registry, are parents like any other: the
-	// scope made on them is outermost, and the probe NewScope sends through
-	// the wrapper registers nothing.
-	t.Run("other parents", func(t *testing.T) {
+	// A Registerer of the user's own that forwards to a scope is a parent
+	// like any other: the scopes made on it, with or without labels,
+	// register through it and take back what they registered, again and
+	// again, whatever the scope behind it adds.
+	for _, opts := range [][]registry.Option{nil, {registry.WithLabels(prometheus.Labels{"p": "1"})}} {
+		t.Run(fmt.Sprintf("forwarder, %d options", len(opts)), func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			program := registry.NewScope(reg, opts...)
+			forwarder := promtest.NewParent(nil)
+			forwarder.Next = program
+			for round := range 3 {
+				plain := registry.NewScope(forwarder)
+				labelled := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"l": "1"}))
+				plain.MustRegister(promtest.Gauge("jobs", 1))
+				labelled.MustRegister(promtest.Gauge("tasks", 2))
+				if got := program.Len(); got != 2 {
+					t.Errorf("round %d: the program scope owns %d, want 2: the forwarded gauges", round, got)
+				}
+				if err := errors.Join(plain.Close(), labelled.Close()); err != nil {
+					t.Errorf("round %d: %v", round, err)
+				}
+				if got := program.Len(); got != 0 {
+					t.Errorf("round %d: the program scope owns %d after Close, want 0", round, got)
+				}
+			}
+			if err := program.Close(); err != nil {
+				t.Error(err)
+			}
+			registrytest.VerifyNone(t, reg)
+		})
+	}
+
+	// A client_golang wrapper of a registry is a parent like any other,
+	// and the probe NewScope sends through it registers nothing.
+	t.Run("wrapper of a registry", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
-		program := registry.NewScope(reg)
-		forwarder := promtest.NewParent(nil)
-		forwarder.Next = program
-		for round := range 3 {
-			plain := registry.NewScope(forwarder)
-			labelled := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"l": "1"}))
-			plain.MustRegister(promtest.Gauge("jobs", 1))
-			labelled.MustRegister(promtest.Gauge("tasks", 2))
-			promtest.Expose(t, reg, "jobs{} 1", `tasks{l="1"} 2`)
-			if got := program.Len(); got != 2 {
-				t.Errorf("round %d: the program scope owns %d, want 2: the forwarded gauges", round, got)
-			}
-			if err := errors.Join(plain.Close(), labelled.Close()); err != nil {
-				t.Errorf("round %d: %v", round, err)
-			}
-			if got := program.Len(); got != 0 {
-				t.Errorf("round %d: the program scope owns %d after Close, want 0", round, got)
-			}
-		}
 		wrapped := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, reg))
 		wrapped.MustRegister(promtest.Gauge("up", 1))
 		promtest.Expose(t, reg, `up{zone="a"} 1`)
-		if err := errors.Join(wrapped.Close(), program.Close()); err != nil {
+		if err := wrapped.Close(); err != nil {
 			t.Error(err)
 		}
 		registrytest.VerifyNone(t, reg)
@@ -330,6 +341,12 @@ func TestRegister(t *testing.T) {
 		}
 		if err := registry.NewScope(reg).Register(promtest.Gauge("jobs", 2)); !errors.As(err, new(prometheus.AlreadyRegisteredError)) || err.Error() != "duplicate metrics collector registration attempted" {
 			t.Errorf("Register = %v, want client_golang's own error", err)
+		}
+		unnamed := registry.NewScope(reg)
+		unnamed.MustRegister(promtest.Gauge("plain", 1))
+		want := "registry: plain is already registered by a scope with no name, labels or prefix: duplicate metrics collector registration attempted"
+		if err, _ := promtest.Panic(func() { unnamed.Child().MustRegister(promtest.Gauge("plain", 2)) }).(error); err == nil || err.Error() != want {
+			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}
 	})
 
@@ -551,10 +568,16 @@ func TestRegister(t *testing.T) {
 	// unchecked collectors has Register return its error.
 	t.Run("parent names a wrapper", func(t *testing.T) {
 		theirs := promtest.Gauge("jobs", 1)
-		p := promtest.NewParent(promtest.On("register", "jobs", 0, promtest.Claim))
+		p := promtest.NewParent(promtest.On("register", "jobs", -1, promtest.Claim))
 		p.Stranger = promtest.Wrapped(prometheus.Labels{"w": "1"}, "x_", theirs)
 		var are prometheus.AlreadyRegisteredError
 		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != prometheus.Collector(theirs) {
+			t.Errorf("Register = %v, naming %v", err, are.ExistingCollector)
+		}
+		// A wrapper of an unchecked collector cannot be looked into: it is
+		// named as it is.
+		p.Stranger = promtest.Wrapped(nil, "x_", &promtest.Unchecked{Name: "u"})
+		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != p.Stranger {
 			t.Errorf("Register = %v, naming %v", err, are.ExistingCollector)
 		}
 		p = promtest.NewParent(promtest.On("register", "", 0, promtest.Fail))
@@ -853,6 +876,25 @@ func TestUnregister(t *testing.T) {
 		promtest.Expose(t, p.Reg, want...)
 		if got := scope.Len(); got != len(want) {
 			t.Errorf("Len() = %d, want %d", got, len(want))
+		}
+		if err := scope.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+		registrytest.VerifyNone(t, p.Reg)
+	})
+
+	// A parent that panics while Unregister takes a registration back lets
+	// the panic go on; the scope still records it, and Close takes it back.
+	t.Run("parent panics", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Panicking))
+		scope := registry.NewScope(p)
+		g := promtest.Gauge("jobs", 1)
+		scope.MustRegister(g)
+		if v, _ := promtest.Panic(func() { scope.Unregister(g) }).(error); !errors.Is(v, promtest.ErrInjected) {
+			t.Fatalf("Unregister panicked with %v", v)
+		}
+		if got := scope.Len(); got != 1 {
+			t.Errorf("Len() = %d, want 1", got)
 		}
 		if err := scope.Close(); err != nil {
 			t.Errorf("Close = %v", err)

@@ -1,0 +1,493 @@
+package registry_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/promscope/promscope/internal/promtest"
+	"github.com/promscope/promscope/registry"
+	"github.com/promscope/promscope/registry/registrytest"
+)
+
+func TestRegister(t *testing.T) {
+	// Register passes the collector to the parent, which exposes it, and
+	// the scope counts it.
+	t.Run("registers", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		if err := scope.Register(promtest.Gauge("jobs", 3)); err != nil {
+			t.Fatalf("Register: %v", err)
+		}
+		promtest.Expose(t, reg, "jobs{} 3")
+		if got := scope.Len(); got != 1 {
+			t.Errorf("Len() = %d, want 1", got)
+		}
+		if err := scope.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
+
+	// An AlreadyRegisteredError names the collector that its owner
+	// registered, whoever holds the identity, and the one just passed.
+	for _, tt := range []struct {
+		name string
+		give func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope
+	}{
+		{name: "same scope", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+			s := registry.NewScope(reg)
+			s.MustRegister(existing)
+			return s
+		}},
+		{name: "registry", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+			reg.MustRegister(existing)
+			return registry.NewScope(reg)
+		}},
+		{name: "another scope", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+			registry.NewScope(reg).MustRegister(existing)
+			return registry.NewScope(reg)
+		}},
+		{name: "scope three levels deep", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+			inner := registry.NewScope(registry.NewScope(registry.NewScope(reg), registry.WithPrefix("app_")))
+			inner.MustRegister(existing)
+			return inner
+		}},
+		{name: "sibling with the same labels", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+			outer, labels := registry.NewScope(reg), registry.WithLabels(prometheus.Labels{"cluster": "east"})
+			registry.NewScope(outer, labels).MustRegister(existing)
+			return registry.NewScope(outer, labels)
+		}},
+		{name: "sibling through a wrapper", give: func(reg *prometheus.Registry, existing prometheus.Collector) *registry.Scope {
+			outer, labels := registry.NewScope(reg), prometheus.Labels{"cluster": "east"}
+			registry.NewScope(prometheus.WrapRegistererWith(labels, outer)).MustRegister(existing)
+			return outer.Child(registry.WithLabels(labels))
+		}},
+	} {
+		t.Run("duplicate held by "+tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			existing, again := promtest.Gauge("jobs", 3), promtest.Gauge("jobs", 4)
+			scope := tt.give(reg, existing)
+			before := scope.Len()
+			var are prometheus.AlreadyRegisteredError
+			if err := scope.Register(again); !errors.As(err, &are) {
+				t.Fatalf("Register = %v, want an AlreadyRegisteredError", err)
+			}
+			if are.ExistingCollector != prometheus.Collector(existing) || are.NewCollector != prometheus.Collector(again) {
+				t.Errorf("the error names %#v and %#v, want the first collector and the one just passed", are.ExistingCollector, are.NewCollector)
+			}
+			if got := scope.Len(); got != before {
+				t.Errorf("Len() = %d after a failed registration, want %d", got, before)
+			}
+		})
+	}
+
+	// client_golang's reuse idiom, on an AlreadyRegisteredError use the
+	// vector already there, gets the first vector back through every
+	// shape of scopes and wrappers.
+	reuse := func(reg prometheus.Registerer, cv *prometheus.CounterVec) (*prometheus.CounterVec, error) {
+		if err := reg.Register(cv); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, err
+			}
+			existing, ok := are.ExistingCollector.(*prometheus.CounterVec)
+			if !ok {
+				return nil, fmt.Errorf("ExistingCollector is a %T", are.ExistingCollector)
+			}
+			return existing, nil
+		}
+		return cv, nil
+	}
+	labels := prometheus.Labels{"lib": "cache"}
+	for _, sh := range []struct {
+		name string
+		give func(reg *prometheus.Registry) (first, second prometheus.Registerer)
+	}{
+		{name: "registry", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) { return reg, reg }},
+		{name: "scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			s := registry.NewScope(reg)
+			return s, s
+		}},
+		{name: "labelled scope in a prefixed one", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			s := registry.NewScope(registry.NewScope(reg, registry.WithPrefix("p_")), registry.WithLabels(labels))
+			return s, s
+		}},
+		{name: "wrapper of a scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			w := prometheus.WrapRegistererWith(labels, registry.NewScope(reg))
+			return w, w
+		}},
+		{name: "scope on a wrapper of a scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			s := registry.NewScope(prometheus.WrapRegistererWith(labels, registry.NewScope(reg)))
+			return s, s
+		}},
+		{name: "outsider after an unlabelled scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			return registry.NewScope(reg), reg
+		}},
+		{name: "outsider after a scope on a wrapper", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+			return registry.NewScope(prometheus.WrapRegistererWith(labels, reg)), prometheus.WrapRegistererWith(labels, reg)
+		}},
+	} {
+		t.Run("reuse idiom through "+sh.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			r1, r2 := sh.give(reg)
+			first := promtest.CounterVec("hits_total", "code")
+			if got, err := reuse(r1, first); err != nil || got != first {
+				t.Fatalf("first registration = %p, %v", got, err)
+			}
+			got, err := reuse(r2, promtest.CounterVec("hits_total", "code"))
+			if err != nil || got != first {
+				t.Errorf("second registration = %p, %v; want the first vector %p", got, err, first)
+			}
+		})
+	}
+
+	// Code registering straight on the registry that collides with a
+	// labelled scope's registration meets the scope's collector, which
+	// prints as the metric and the scope, and unwraps to the user's
+	// collector until the scope takes it back.
+	t.Run("outsider meets a labelled scope", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg, registry.WithName("watcher"), registry.WithPrefix("w_"))
+		mine := promtest.Gauge("jobs", 1)
+		scope.MustRegister(mine)
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(reg.Register(prometheus.NewGauge(prometheus.GaugeOpts{Name: "w_jobs", Help: promtest.Help("jobs")})), &are) {
+			t.Fatal("the registry accepted an equal gauge")
+		}
+		if got := fmt.Sprint(are.ExistingCollector); got != "registry: w_jobs, registered through promscope scope watcher prefix=\"w_\"" {
+			t.Errorf("ExistingCollector prints as %q", got)
+		}
+		u, ok := are.ExistingCollector.(interface{ Unwrap() prometheus.Collector })
+		if !ok || u.Unwrap() != prometheus.Collector(mine) {
+			t.Fatalf("ExistingCollector (%T) does not unwrap to the scope's gauge", are.ExistingCollector)
+		}
+		scope.Close()
+		if u.Unwrap() != nil || fmt.Sprint(are.ExistingCollector) != "registry: w_jobs, registered through a promscope scope" {
+			t.Error("after Close, the registration still unwraps to the gauge, or names the scope")
+		}
+	})
+
+	// A scope's MustRegister that collides panics with an error naming the
+	// scope that holds the metric, or saying no scope of the tree holds
+	// it, which errors.As still finds an AlreadyRegisteredError in.
+	t.Run("MustRegister names the holder", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(reg, registry.WithName("mirror"))
+		jobs := promtest.Gauge("jobs", 1)
+		program.Child(registry.WithName("west")).MustRegister(jobs)
+		program.Child(registry.WithName("pre"), registry.WithPrefix("p_")).MustRegister(jobs)
+		prometheus.WrapRegistererWithPrefix("w_", program.Child(registry.WithName("wrapped"))).MustRegister(promtest.Gauge("jobs", 1))
+		program.Child().MustRegister(promtest.Gauge("anon", 1))
+		reg.MustRegister(promtest.Gauge("direct", 1))
+		for _, tt := range []struct {
+			give, want string
+			opts       []registry.Option
+		}{
+			{give: "jobs", want: "registry: jobs is already registered by scope mirror/west: duplicate metrics collector registration attempted"},
+			{give: "jobs", opts: []registry.Option{registry.WithPrefix("p_")},
+				want: "registry: p_jobs is already registered by scope mirror/pre prefix=\"p_\": duplicate metrics collector registration attempted"},
+			{give: "jobs", opts: []registry.Option{registry.WithPrefix("w_")},
+				want: "registry: w_jobs is already registered by scope mirror/wrapped: duplicate metrics collector registration attempted"},
+			{give: "anon", want: "registry: anon is already registered by scope mirror: duplicate metrics collector registration attempted"},
+			{give: "direct", want: "registry: direct is already registered outside this scope's tree: duplicate metrics collector registration attempted"},
+		} {
+			err, _ := promtest.Panic(func() {
+				program.Child(append(tt.opts, registry.WithName("east"))...).MustRegister(promtest.Gauge(tt.give, 2))
+			}).(error)
+			var are prometheus.AlreadyRegisteredError
+			if err == nil || err.Error() != tt.want || !errors.As(err, &are) {
+				t.Errorf("MustRegister(%s) panicked with %v, want %q wrapping an AlreadyRegisteredError", tt.give, err, tt.want)
+			}
+		}
+		if err := registry.NewScope(reg).Register(promtest.Gauge("jobs", 2)); !errors.As(err, new(prometheus.AlreadyRegisteredError)) || err.Error() != "duplicate metrics collector registration attempted" {
+			t.Errorf("Register = %v, want client_golang's own error", err)
+		}
+		unnamed := registry.NewScope(reg)
+		unnamed.MustRegister(promtest.Gauge("plain", 1))
+		want := "registry: plain is already registered by a scope with no name, labels or prefix: duplicate metrics collector registration attempted"
+		if err, _ := promtest.Panic(func() { unnamed.Child().MustRegister(promtest.Gauge("plain", 2)) }).(error); err == nil || err.Error() != want {
+			t.Errorf("MustRegister panicked with %v, want %q", err, want)
+		}
+	})
+
+	// The parent's own errors come back unchanged; nothing is tracked and
+	// nothing of a bystander's is lost.
+	for _, tt := range []struct {
+		name string
+		opts []registry.Option
+		give func() prometheus.Collector
+		// through wraps a registry as the scope's view does.
+		through func(reg prometheus.Registerer) prometheus.Registerer
+	}{
+		{name: "invalid name", give: func() prometheus.Collector { return promtest.Gauge("bad\xffname", 1) }},
+		{name: "prefix making the name invalid", opts: []registry.Option{registry.WithPrefix("\xff_")},
+			give: func() prometheus.Collector { return promtest.Gauge("jobs", 1) },
+			through: func(reg prometheus.Registerer) prometheus.Registerer {
+				return prometheus.WrapRegistererWithPrefix("\xff_", reg)
+			}},
+		{name: "empty label name", opts: []registry.Option{registry.WithLabels(prometheus.Labels{"": "x"})},
+			give: func() prometheus.Collector { return promtest.Gauge("jobs", 1) },
+			through: func(reg prometheus.Registerer) prometheus.Registerer {
+				return prometheus.WrapRegistererWith(prometheus.Labels{"": "x"}, reg)
+			}},
+		{name: "scope label the collector has", opts: []registry.Option{registry.WithLabels(prometheus.Labels{"zone": "a"})},
+			give: func() prometheus.Collector {
+				return prometheus.NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "h", ConstLabels: prometheus.Labels{"zone": "b"}})
+			},
+			through: func(reg prometheus.Registerer) prometheus.Registerer {
+				return prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, reg)
+			}},
+		{name: "other help than a bystander's", give: func() prometheus.Collector {
+			return prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Different.", ConstLabels: prometheus.Labels{"k": "v"}})
+		}},
+		{name: "other label names than a bystander's", give: func() prometheus.Collector {
+			return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "shared", Help: "Another owner's vector."}, []string{"region"})
+		}},
+		{name: "two help strings in one collector", give: func() prometheus.Collector {
+			return promtest.Gauges{
+				prometheus.NewGauge(prometheus.GaugeOpts{Name: "pair", Help: "One.", ConstLabels: prometheus.Labels{"n": "1"}}),
+				prometheus.NewGauge(prometheus.GaugeOpts{Name: "pair", Help: "Two.", ConstLabels: prometheus.Labels{"n": "2"}}),
+			}
+		}},
+	} {
+		t.Run("registry error: "+tt.name, func(t *testing.T) {
+			plain := prometheus.NewPedanticRegistry()
+			promtest.NewBystander(plain)
+			var through prometheus.Registerer = plain
+			if tt.through != nil {
+				through = tt.through(plain)
+			}
+			want := through.Register(tt.give())
+
+			reg := prometheus.NewPedanticRegistry()
+			bystander := promtest.NewBystander(reg)
+			scope := registry.NewScope(reg, tt.opts...)
+			if err := scope.Register(tt.give()); err == nil || want == nil || err.Error() != want.Error() {
+				t.Errorf("Register = %v, want the registry's own %v", err, want)
+			}
+			if got := scope.Len(); got != 0 {
+				t.Errorf("Len() = %d, want 0", got)
+			}
+			promtest.Expose(t, reg, bystander.Series()...)
+		})
+	}
+
+	// A nil collector, or an interface holding a nil, gives
+	// ErrNilCollector without touching the parent; MustRegister panics
+	// with it.
+	for _, tt := range []struct {
+		name string
+		give prometheus.Collector
+	}{
+		{name: "nil"},
+		{name: "typed-nil vector", give: (*prometheus.GaugeVec)(nil)},
+		{name: "typed-nil custom collector", give: (*promtest.Unchecked)(nil)},
+		{name: "nil slice collector", give: promtest.Gauges(nil)},
+	} {
+		t.Run("ErrNilCollector for "+tt.name, func(t *testing.T) {
+			parent := promtest.NewParent(nil)
+			scope := registry.NewScope(parent)
+			if err := scope.Register(tt.give); err != registry.ErrNilCollector { //nolint:errorlint // the sentinel itself, not wrapped
+				t.Errorf("Register = %v, want ErrNilCollector itself", err)
+			}
+			if err, _ := promtest.Panic(func() { scope.MustRegister(tt.give) }).(error); !errors.Is(err, registry.ErrNilCollector) {
+				t.Errorf("MustRegister panicked with %v", err)
+			}
+			if log := parent.Log(); len(log) != 0 || scope.Len() != 0 {
+				t.Errorf("the parent saw %q, Len() = %d", log, scope.Len())
+			}
+		})
+	}
+
+	// MustRegister keeps what it registered before the collector that
+	// failed.
+	t.Run("MustRegister keeps earlier ones", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		v := promtest.Panic(func() { scope.MustRegister(promtest.Gauge("jobs", 3), nil, promtest.Gauge("never", 1)) })
+		if err, _ := v.(error); !errors.Is(err, registry.ErrNilCollector) {
+			t.Fatalf("MustRegister panicked with %v, want ErrNilCollector", v)
+		}
+		promtest.Expose(t, reg, "jobs{} 3")
+	})
+
+	// promauto.With(scope) registers through the scope, and the metric it
+	// returns is the user's own.
+	t.Run("promauto", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg, registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+		g := promauto.With(scope).NewGauge(prometheus.GaugeOpts{Name: "jobs", Help: "h"})
+		g.Set(5)
+		promtest.Expose(t, reg, `jobs{cluster="east"} 5`)
+		if !scope.Unregister(g) {
+			t.Error("Unregister(g) = false")
+		}
+		registrytest.VerifyNone(t, reg)
+	})
+
+	// A collector registered through client_golang's wrappers of a scope,
+	// however deeply stacked, is the scope's: it is exposed with the
+	// wrappers' prefix and labels, Unregister through wrappers that add the
+	// same in all takes it back, and so does Close; checked, unchecked and
+	// values.
+	for _, tt := range []struct {
+		name string
+		give func() prometheus.Collector
+		want string
+	}{
+		{name: "gauge", give: func() prometheus.Collector { return promtest.Gauge("jobs", 1) }, want: `a_b_jobs{x="1",y="2"} 1`},
+		{name: "unchecked", give: func() prometheus.Collector { return &promtest.Unchecked{Name: "u", Value: 2} }, want: `a_b_u{x="1",y="2"} 2`},
+		{name: "value", give: func() prometheus.Collector { return promtest.Gauges{promtest.Gauge("pair", 3)} }, want: `a_b_pair{x="1",y="2"} 3`},
+	} {
+		t.Run("through stacked wrappers: "+tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg)
+			w := prometheus.WrapRegistererWithPrefix("b_", prometheus.WrapRegistererWith(prometheus.Labels{"y": "2"},
+				prometheus.WrapRegistererWithPrefix("a_", prometheus.WrapRegistererWith(prometheus.Labels{"x": "1"}, scope))))
+			c := tt.give()
+			w.MustRegister(c)
+			promtest.Expose(t, reg, tt.want)
+			// The same prefixes and labels, stacked otherwise.
+			other := prometheus.WrapRegistererWithPrefix("b_", prometheus.WrapRegistererWithPrefix("a_",
+				prometheus.WrapRegistererWith(prometheus.Labels{"x": "1", "y": "2"}, prometheus.WrapRegistererWith(nil, scope))))
+			if !other.Unregister(c) || scope.Len() != 0 {
+				t.Errorf("Unregister through the wrappers = false, or Len() = %d", scope.Len())
+			}
+			promtest.Expose(t, reg)
+			w.MustRegister(c)
+			if err := scope.Close(); err != nil {
+				t.Error(err)
+			}
+			registrytest.VerifyNone(t, reg)
+		})
+	}
+
+	// A parent that fails a registration, or says a stranger holds it, is
+	// answered as it said: nothing is recorded.
+	stranger := collectors.NewBuildInfoCollector()
+	for _, tt := range []struct {
+		name  string
+		fault promtest.Fault
+		want  func(err error) bool
+	}{
+		{name: "fails", fault: promtest.Fail, want: func(err error) bool { return errors.Is(err, promtest.ErrInjected) }},
+		{name: "claims", fault: promtest.Claim, want: func(err error) bool {
+			var are prometheus.AlreadyRegisteredError
+			return errors.As(err, &are) && are.ExistingCollector == stranger
+		}},
+	} {
+		t.Run("parent "+tt.name, func(t *testing.T) {
+			p := promtest.NewParent(promtest.On("register", "jobs", 0, tt.fault))
+			p.Stranger = stranger
+			scope := registry.NewScope(p)
+			if err := scope.Register(promtest.Gauge("jobs", 1)); !tt.want(err) {
+				t.Errorf("Register = %v", err)
+			}
+			if scope.Len() != 0 {
+				t.Errorf("Len() = %d", scope.Len())
+			}
+			promtest.Expose(t, p.Reg)
+		})
+	}
+
+	// After a parent refused to let go of a labelled scope's
+	// registration, an equal registration gets an AlreadyRegisteredError
+	// that names no collector, not the silenced registration; the same
+	// when the holder is a question that another scope's Close is asking.
+	t.Run("holder taken back", func(t *testing.T) {
+		labels := registry.WithLabels(prometheus.Labels{"c": "1"})
+		p := promtest.NewParent(promtest.On("unregister", "jobs", -1, promtest.Refuse))
+		old := registry.NewScope(p, labels)
+		old.MustRegister(promtest.Gauge("jobs", 1))
+		if err := old.Close(); !errors.Is(err, registry.ErrNotRegistered) {
+			t.Errorf("Close = %v", err)
+		}
+		var are prometheus.AlreadyRegisteredError
+		if err := registry.NewScope(p, labels).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != nil {
+			t.Errorf("Register = %v, naming %v, want an AlreadyRegisteredError naming nothing", err, are.ExistingCollector)
+		}
+
+		p = promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Block))
+		asking := registry.NewScope(p)
+		asking.MustRegister(promtest.Gauge("jobs", 1))
+		p.Reg.Unregister(promtest.Gauge("jobs", 0))
+		closed := make(chan error, 1)
+		go func() { closed <- asking.Close() }() // its question holds the identity until Release
+		<-p.Entered
+		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != nil {
+			t.Errorf("Register = %v, naming %v, want an AlreadyRegisteredError naming nothing", err, are.ExistingCollector)
+		}
+		p.Release()
+		if err := <-closed; !errors.Is(err, registry.ErrNotRegistered) {
+			t.Errorf("Close = %v, want a report of what somebody else unregistered", err)
+		}
+	})
+
+	// A parent that names a client_golang wrapper as the holder has the
+	// error name what the wrapper wraps; a parent that refuses the hub of
+	// unchecked collectors has Register return its error.
+	t.Run("parent names a wrapper", func(t *testing.T) {
+		theirs := promtest.Gauge("jobs", 1)
+		p := promtest.NewParent(promtest.On("register", "jobs", -1, promtest.Claim))
+		p.Stranger = promtest.Wrapped(prometheus.Labels{"w": "1"}, "x_", theirs)
+		var are prometheus.AlreadyRegisteredError
+		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != prometheus.Collector(theirs) {
+			t.Errorf("Register = %v, naming %v", err, are.ExistingCollector)
+		}
+		// A wrapper of an unchecked collector cannot be looked into: it is
+		// named as it is.
+		p.Stranger = promtest.Wrapped(nil, "x_", &promtest.Unchecked{Name: "u"})
+		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != p.Stranger {
+			t.Errorf("Register = %v, naming %v", err, are.ExistingCollector)
+		}
+		p = promtest.NewParent(promtest.On("register", "", 0, promtest.Fail))
+		scope := registry.NewScope(p)
+		if err := scope.Register(&promtest.Unchecked{Name: "u", Value: 1}); !errors.Is(err, promtest.ErrInjected) || scope.Len() != 0 {
+			t.Errorf("Register = %v, Len %d", err, scope.Len())
+		}
+		if err := scope.Register(&promtest.Unchecked{Name: "u", Value: 1}); err != nil {
+			t.Errorf("Register again = %v", err)
+		}
+		promtest.Expose(t, p.Reg, "u{} 1")
+	})
+
+	// A collector of the user's whose metric is named like the probe that
+	// finds a scope behind wrappers is registered like any other.
+	t.Run("named like the probe", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		w := prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, scope)
+		w.MustRegister(promtest.Gauge("x_promscope_scope_probe", 1),
+			promtest.Gauges{promtest.Gauge("promscope_scope_probe", 2), promtest.Gauge("y_promscope_scope_probe", 3)})
+		promtest.Expose(t, reg, `promscope_scope_probe{w="1"} 2`, `x_promscope_scope_probe{w="1"} 1`, `y_promscope_scope_probe{w="1"} 3`)
+		if got := scope.Len(); got != 2 {
+			t.Errorf("Len() = %d, want 2", got)
+		}
+	})
+
+	// When the parent names, as the holder, a registration that another
+	// scope took back after the parent answered, Register asks once more:
+	// the identity is free by then.
+	t.Run("holder on its way out", func(t *testing.T) {
+		labels := registry.WithLabels(prometheus.Labels{"c": "1"})
+		p := promtest.NewParent(promtest.On("register", "jobs", 1, promtest.BlockAfter))
+		old := registry.NewScope(p, labels)
+		old.MustRegister(promtest.Gauge("jobs", 1))
+		again := make(chan error)
+		go func() { again <- registry.NewScope(p, labels).Register(promtest.Gauge("jobs", 2)) }()
+		<-p.Entered // the registry has named the old scope's gauge
+		if err := old.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+		p.Release()
+		if err := <-again; err != nil {
+			t.Errorf("Register = %v", err)
+		}
+		promtest.Expose(t, p.Reg, `jobs{c="1"} 2`)
+	})
+}

@@ -75,6 +75,11 @@ func findScope(parent prometheus.Registerer) (f *found, keepsNothing bool) {
 	if _, ok := parent.(*prometheus.Registry); ok || !promType(reflect.TypeOf(parent)) {
 		return nil, false
 	}
+	return askForScope(parent)
+}
+
+// askForScope is findScope for one of client_golang's wrappers.
+func askForScope(parent prometheus.Registerer) (f *found, keepsNothing bool) {
 	defer func() {
 		if recover() != nil {
 			f, keepsNothing = nil, false

@@ -99,10 +99,14 @@
 // registry goes away with what is in it. Registerers are followed through
 // wrappers, calls like prometheus.WrapRegistererWith that take one
 // registerer and return another. A registering call that failed (its error,
-// or a []error, is not nil) registered nothing, so the branch that returns
-// after that failure, or a return of that error itself, is not reported. A
-// Register call whose error is tested for prometheus.AlreadyRegisteredError
-// is idempotent by design, and not tracked at all.
+// or a []error, is not nil) registered nothing, or its callee left behind
+// what it registered, which is the callee's leak and reported there: so the
+// branch taken after that failure, or a return of that error itself, is not
+// reported. The error is followed into the variables that merge it with
+// other calls' errors, as when each case of a switch assigns err from a
+// constructor and one test of err follows. A Register call whose error is
+// tested for prometheus.AlreadyRegisteredError is idempotent by design, and
+// not tracked at all.
 //
 // A function whose error result is nil on every return (a constant nil, or
 // the error of a call to such a function) never fails, and carries a fact
@@ -192,7 +196,9 @@
 // only on some paths is taken to register always, and one that keeps an
 // argument, or starts a goroutine holding it, hands it on even if it then
 // fails. Facts are exported for the functions and methods with exported
-// names, the only ones another package can call.
+// names, the only ones another package can call. What a callee leaves
+// behind when it fails is reported in the callee alone, so a leaking
+// callee of another module is reported only where that module is checked.
 //
 // A registerer that is an interface parameter of an exported function, or
 // of any function used as a value, is taken not to be a scope, even if the

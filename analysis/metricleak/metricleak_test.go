@@ -47,6 +47,14 @@ func TestAnalyzer(t *testing.T) {
 		// A branch on the error of a function that never fails is never
 		// taken.
 		{"neverfails", "neverfails"},
+		// A constructor that registers after its last error return leaves
+		// nothing when it fails; one that registers first and then fails
+		// is reported.
+		{"callee", "kv"},
+		// A call that failed registered nothing, or its callee left behind
+		// what is reported in the callee: returns on that failure are not
+		// reported, also after its error is merged with others'.
+		{"failed", "failed"},
 		// //lint:ignore and //lint:file-ignore silence reports, given a
 		// reason.
 		{"ignore", "ignore"},

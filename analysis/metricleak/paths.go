@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"go/token"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -22,12 +23,12 @@ func (c *checker) leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa
 	return c.reaches(r, ret, true, func(instr ssa.Instruction) bool { return eff[instr] != none })
 }
 
-// returnsOwnError reports whether ret returns the error of r's own call,
-// as in return reg.Register(c): where that error is non-nil, nothing was
-// registered.
-func returnsOwnError(r *registration, ret *ssa.Return) bool {
+// returnsError reports whether ret returns one of errs, the values that
+// hold the error of r's own call on the path to ret, as in
+// return reg.Register(c): where that error is non-nil, r's call failed.
+func returnsError(ret *ssa.Return, errs []ssa.Value) bool {
 	i := errorResult(ret.Parent().Signature.Results())
-	return r.err != nil && i >= 0 && sameError(returned(ret, i), r.err)
+	return i >= 0 && holdsAny(returned(ret, i), errs)
 }
 
 // coveredBefore reports whether an instruction with one of the effects
@@ -43,51 +44,103 @@ func coveredBefore(r *registration, eff map[ssa.Instruction]effect, kinds ...eff
 
 // reaches reports whether a path leads from r's call to target without
 // passing an instruction for which cut is true. A path on which r's call
-// returned an error is no path: the call registered nothing there. That
-// holds until the path passes r's call again, as in a loop that registers
-// one collector after another. With failing set, only a path on which the
-// target may return an error counts: not one where it returns the error of
-// r's call, which is nil if anything was registered. A branch that cannot
-// be taken, because it tests an error known to be nil, is no path either.
+// returned an error is no path: the call registered nothing there, or its
+// callee left behind what it registered, which is reported where it did
+// so. That holds until the path passes r's call again, as in a loop that
+// registers one collector after another, and it follows the error into the
+// phis that merge it with other calls' errors on the way (cortex's
+// kv.createClient assigns err in each case of a switch and tests it once
+// after). With failing set, only a path on which the target may return an
+// error counts: not one where it returns the error of r's call, which is
+// nil if anything was registered. A branch that cannot be taken, because
+// it tests an error known to be nil, is no path either.
 func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, cut func(ssa.Instruction) bool) bool {
 	type state struct {
 		b     *ssa.BasicBlock
 		again bool
+		errs  string // the phis among errs, by name
 	}
 	seen := map[state]bool{}
-	var walk func(b *ssa.BasicBlock, from int, again bool) bool
-	walk = func(b *ssa.BasicBlock, from int, again bool) bool {
+	var walk func(b *ssa.BasicBlock, from int, again bool, errs []ssa.Value) bool
+	walk = func(b *ssa.BasicBlock, from int, again bool, errs []ssa.Value) bool {
 		for _, instr := range b.Instrs[from:] {
 			if instr == target {
-				return again || !failing || !returnsOwnError(r, target)
+				return again || !failing || !returnsError(target, errs)
 			}
 			if cut(instr) {
 				return false
 			}
 			if instr == r.call {
 				again = true
+				errs = nil
 			}
 		}
-		for _, succ := range c.successors(b, r.err, again) {
-			s := state{succ, again}
+		for _, succ := range c.successors(b, errs) {
+			next := carried(b, succ, errs)
+			s := state{succ, again, phiNames(next)}
 			if !seen[s] {
 				seen[s] = true
-				if walk(succ, 0, again) {
+				if walk(succ, 0, again, next) {
 					return true
 				}
 			}
 		}
 		return false
 	}
+	var errs []ssa.Value
+	if r.err != nil {
+		errs = []ssa.Value{r.err}
+	}
 	b := r.call.Block()
-	return walk(b, index(b, r.call)+1, false)
+	return walk(b, index(b, r.call)+1, false, errs)
+}
+
+// carried returns the values that hold a registering call's error on
+// entering block to from block from, given errs, those that hold it in
+// from: the same, but for the phis of to, each of which holds it if its
+// value for that edge does.
+func carried(from, to *ssa.BasicBlock, errs []ssa.Value) []ssa.Value {
+	if len(errs) == 0 {
+		return nil
+	}
+	k := slices.Index(to.Preds, from)
+	var next []ssa.Value
+	for _, v := range errs {
+		if phi, ok := v.(*ssa.Phi); !ok || phi.Block() != to {
+			next = append(next, v)
+		}
+	}
+	for _, instr := range to.Instrs {
+		phi, ok := instr.(*ssa.Phi)
+		if !ok {
+			break
+		}
+		if k >= 0 && k < len(phi.Edges) && holdsAny(phi.Edges[k], errs) {
+			next = append(next, phi)
+		}
+	}
+	return next
+}
+
+// phiNames names the phis among vs, in order: with the block, they tell
+// apart the states of a walk.
+func phiNames(vs []ssa.Value) string {
+	var b strings.Builder
+	for _, v := range vs {
+		if phi, ok := v.(*ssa.Phi); ok {
+			b.WriteString(phi.Name())
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // successors returns the blocks b may continue with. When b ends by testing
 // an error against nil, and the error is known to be nil, only the branch
-// where it is nil is taken; so too when the error is err, the error of a
-// registering call, and the path has not passed that call again.
-func (c *checker) successors(b *ssa.BasicBlock, err ssa.Value, again bool) []*ssa.BasicBlock {
+// where it is nil is taken; so too when the error is one of errs, which
+// hold the error of a registering call on a path that has not passed the
+// call again.
+func (c *checker) successors(b *ssa.BasicBlock, errs []ssa.Value) []*ssa.BasicBlock {
 	if len(b.Succs) != 2 || len(b.Instrs) == 0 {
 		return b.Succs
 	}
@@ -107,13 +160,18 @@ func (c *checker) successors(b *ssa.BasicBlock, err ssa.Value, again bool) []*ss
 		return b.Succs
 	}
 	known := isErrorType(x.Type()) && c.nilError(x)
-	if !known && (err == nil || again || !sameError(x, err)) {
+	if !known && !holdsAny(x, errs) {
 		return b.Succs
 	}
 	if cmp.Op == token.EQL {
 		return b.Succs[:1] // if err == nil: the true branch
 	}
 	return b.Succs[1:] // if err != nil: the false branch
+}
+
+// holdsAny reports whether v is one of errs, in the sense of sameError.
+func holdsAny(v ssa.Value, errs []ssa.Value) bool {
+	return slices.ContainsFunc(errs, func(err ssa.Value) bool { return sameError(v, err) })
 }
 
 // sameError reports whether v is err, or a load of a variable err was

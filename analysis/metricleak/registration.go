@@ -13,8 +13,9 @@ import (
 // to a function with a registersFact.
 type registration struct {
 	call *ssa.Call
-	// err is the call's error result, or nil: where it is non-nil the call
-	// failed, and registered nothing.
+	// err is the call's failure result (an error or a []error), or nil:
+	// where it is non-nil the call failed, and registered nothing, or its
+	// callee left behind what it registered, which is the callee's leak.
 	err ssa.Value
 	// seeds are the values that own what was registered: the collectors, a
 	// value handed back by the callee, and a scope registered through.

@@ -66,7 +66,7 @@ func TestCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := filepath.Join(gopath, "src")
-		pkgs := []string{"fixes", "mirror", "direct", "promautocase", "handon", "onereport"}
+		pkgs := []string{"fixes", "mirror", "direct", "promautocase", "handon", "onereport", "failed"}
 		if out, code := run(t, src, gopathEnv(gopath), bin, append([]string{"-fix"}, pkgs...)...); code != 0 || out != "" {
 			t.Fatalf("metricleak -fix: exit status %d, want 0 and no output; output:\n%s", code, out)
 		}

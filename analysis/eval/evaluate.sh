@@ -21,6 +21,8 @@
 #	                  with module cache paths cut to module@version/file.go
 #	MODULE@VERSION.funcs  each report's file:line and the function it is in
 #	MODULE@VERSION.stderr  what metricleak wrote to standard error
+#	MODULE@VERSION.json  what metricleak -json printed, to compare two runs
+#	                  (eval/compare.py)
 #
 # The status is metricleak's exit status where it is not 0 (2 is a panic:
 # no output for the module), and otherwise what it would be without -json:
@@ -98,6 +100,7 @@ for target in "${targets[@]}"; do
 	read -r reports related fixes functions errors < <(
 		python3 eval/reports.py "$dir/out.json" "$dir/stderr" "$out/$name@$version")
 	sed "s|^.*/pkg/mod/||" "$dir/stderr" >"$out/$name@$version.stderr"
+	cp "$dir/out.json" "$out/$name@$version.json"
 	if [ "$status" -eq 0 ]; then
 		if [ "$errors" -gt 0 ]; then
 			status=1

@@ -20,7 +20,10 @@
 #	                    standalone; go vet's, 1 when there are reports,
 #	                    under go vet), processes, peak RSS of one process
 #	                    (MiB), where: the package of that process (vet) or
-#	                    the peak by the end of loading (standalone), wall
+#	                    the peak by the end of loading and the most heap
+#	                    still live after a garbage collection (standalone,
+#	                    both MiB; the rest of the peak is garbage not yet
+#	                    collected, which GOMEMLIMIT trades for time), wall
 #	                    seconds of the whole run, and the most RSS that
 #	                    processes running at the same time can have held
 #	                    together (MiB; each at its own peak, an upper bound)
@@ -120,8 +123,9 @@ for target in "${targets[@]}"; do
 		standalone)
 			# -debug=v logs, with the time of day, when loading starts
 			# and when the analysis graph is built (loading has ended);
-			# RSS is sampled twice a second beside it.
-			(cd "$dir" && exec /usr/bin/time -f '%M %e' -o "$dir/mem.time" \
+			# RSS is sampled twice a second beside it. gctrace logs each
+			# garbage collection, with the heap left live after it.
+			(cd "$dir" && GODEBUG=gctrace=1 exec /usr/bin/time -f '%M %e' -o "$dir/mem.time" \
 				"$work/metricleak" -test=false -debug=v \
 				-memprofile="$out/$name@$version.heap" "$mod/...") \
 				>"$dir/mem.out" 2>"$out/$name@$version.debug" &
@@ -141,7 +145,10 @@ for target in "${targets[@]}"; do
 			# The most RSS sampled by the time loading ended.
 			loadpeak=$(awk -F'\t' -v t="$loaded" '$1 <= t && $2 > m {m = $2} END {print int(m / 1024)}' \
 				"$out/$name@$version.rss")
-			row="1\t$((kib / 1024))\tloading: $loadpeak\t$secs\t$((kib / 1024))"
+			# gctrace's "A->B->C MB" (MiB): C is the heap live after the collection.
+			live=$(grep -o '[0-9]*->[0-9]*->[0-9]* MB' "$out/$name@$version.debug" |
+				awk -F'->' '{split($3, c, " "); if (c[1] + 0 > m) m = c[1] + 0} END {print m + 0}')
+			row="1\t$((kib / 1024))\tloading: $loadpeak, live: $live\t$secs\t$((kib / 1024))"
 			;;
 		vet)
 			log="$out/$name@$version.vet.tsv"

@@ -2,11 +2,13 @@ package metricleak
 
 import (
 	_ "embed"
+	"go/ast"
+	"go/types"
 	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -32,7 +34,7 @@ func newAnalyzer() *analysis.Analyzer {
 		Name:      "metricleak",
 		Doc:       packageDoc(docGo),
 		URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
-		Requires:  []*analysis.Analyzer{buildssa.Analyzer},
+		Requires:  []*analysis.Analyzer{ctrlflow.Analyzer},
 		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact)},
 		Run:       func(pass *analysis.Pass) (any, error) { return run(pass, cfg) },
 	}
@@ -59,10 +61,10 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 	if pass.Pkg.Name() == "main" && !cfg.commands {
 		return nil, nil
 	}
-	info := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	pkg, funcs := buildSSA(pass)
 	c := &checker{
 		pass:      pass,
-		pkg:       info.Pkg,
+		pkg:       pkg,
 		registers: map[*ssa.Function]*registersFact{},
 		keeps:     map[*ssa.Function]*keepsFact{},
 		unreg:     map[*ssa.Function]bool{},
@@ -71,14 +73,50 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		broken:    map[*ssa.Function]bool{},
 		ignores:   findIgnores(pass),
 	}
-	c.calls = callSites(info.Pkg, info.SrcFuncs)
-	c.summarize(info.SrcFuncs)
-	for _, fn := range info.SrcFuncs {
+	c.calls = callSites(pkg, funcs)
+	c.summarize(funcs)
+	for _, fn := range funcs {
 		if !exempt(fn) {
 			c.guard(fn, func() { c.check(fn) })
 		}
 	}
 	return nil, nil
+}
+
+// buildSSA builds the SSA form of the package of pass, as the buildssa pass
+// does (with ctrlflow's knowledge of the functions that never return), and
+// returns it with the package's functions, closures included, in source
+// order. The analyzer builds it itself rather than requiring buildssa, whose
+// result a driver keeps until the whole run ends: built here, it is garbage
+// once run returns, and only one or two packages' SSA is in memory at once.
+func buildSSA(pass *analysis.Pass) (*ssa.Package, []*ssa.Function) {
+	prog := ssa.NewProgram(pass.Fset, 0)
+	prog.SetNoReturn(pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs).NoReturn)
+	for _, imp := range pass.Pkg.Imports() {
+		prog.CreatePackage(imp, nil, nil, true)
+	}
+	pkg := prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
+	pkg.Build()
+	var funcs []*ssa.Function
+	var add func(fn *ssa.Function)
+	add = func(fn *ssa.Function) {
+		funcs = append(funcs, fn)
+		for _, anon := range fn.AnonFuncs {
+			add(anon)
+		}
+	}
+	for _, f := range pass.Files {
+		for _, decl := range f.Decls {
+			if decl, ok := decl.(*ast.FuncDecl); ok {
+				if obj, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func); ok {
+					if fn := prog.FuncValue(obj); fn != nil {
+						add(fn)
+					}
+				}
+			}
+		}
+	}
+	return pkg, funcs
 }
 
 // A checker holds what one pass learns about the package's functions.

@@ -94,7 +94,11 @@ func unwrap(c prometheus.Collector) prometheus.Collector {
 // nothing stands for what it wraps). It never panics, not even for a
 // comparable type whose values hold something unhashable, where == would.
 func sameCollector(a, b prometheus.Collector) bool {
-	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b))
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer() {
+		return true // the same object, the common case, with no walk
+	}
+	return sameValue(va, vb)
 }
 
 // sameValue compares two values as sameCollector does: client_golang

@@ -149,12 +149,27 @@ type labelCell struct {
 	name, value string
 }
 
+// A oneLabel is what addLabels makes for a view of one label, the common
+// case of a scope per cluster or tenant, in one allocation: the cell and the
+// list for a metric with up to three labels of its own.
+type oneLabel struct {
+	cell [1]labelCell
+	list [4]*dto.LabelPair
+}
+
 // addLabels returns a new list holding own's pairs and new pairs of v's
 // labels, sorted by name. own usually is sorted, and is merged without
 // sorting then.
 func (v *view) addLabels(own []*dto.LabelPair) []*dto.LabelPair {
-	cells := make([]labelCell, len(v.sorted))
-	out := make([]*dto.LabelPair, 0, len(own)+len(v.sorted))
+	var cells []labelCell
+	var out []*dto.LabelPair
+	if b := (*oneLabel)(nil); len(v.sorted) == 1 && len(own) < len(b.list) {
+		b = new(oneLabel)
+		cells, out = b.cell[:], b.list[:0:len(own)+1]
+	} else {
+		cells = make([]labelCell, len(v.sorted))
+		out = make([]*dto.LabelPair, 0, len(own)+len(v.sorted))
+	}
 	cell := func(i int) *dto.LabelPair {
 		c := &cells[i]
 		c.name, c.value = v.sorted[i].name, v.sorted[i].value

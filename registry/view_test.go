@@ -134,8 +134,8 @@ func TestView(t *testing.T) {
 
 // labelledScope makes a registry with a scope of n labels on it, made
 // through wrappers client_golang wrappers of the registry, and registers
-// through as many wrappers of the scope a gauge, a vector and an unchecked
-// collector. It returns what the registry must expose, as Lines writes it.
+// through as many wrappers of the scope a gauge, vectors with one and four
+// labels of their own, and an unchecked collector. It returns what the registry must expose, as Lines writes it.
 func labelledScope(n, wrappers int) (*prometheus.Registry, *registry.Scope, []string) {
 	reg := prometheus.NewPedanticRegistry()
 	var parent prometheus.Registerer = reg
@@ -159,7 +159,9 @@ func labelledScope(n, wrappers int) (*prometheus.Registry, *registry.Scope, []st
 	}
 	vec := promtest.CounterVec("requests_total", "code")
 	vec.WithLabelValues("200").Inc()
-	through.MustRegister(promtest.Gauge("jobs", 1), vec, &promtest.Unchecked{Name: "u", Value: 2})
+	wide := promtest.CounterVec("wide_total", "a", "b", "c", "d")
+	wide.WithLabelValues("1", "2", "3", "4").Inc()
+	through.MustRegister(promtest.Gauge("jobs", 1), vec, wide, &promtest.Unchecked{Name: "u", Value: 2})
 	series := func(name, own string, v int) string {
 		all := slices.Clone(pairs)
 		if own != "" {
@@ -168,7 +170,10 @@ func labelledScope(n, wrappers int) (*prometheus.Registry, *registry.Scope, []st
 		slices.Sort(all)
 		return fmt.Sprintf("%s{%s} %d", name, strings.Join(all, ","), v)
 	}
-	want := []string{series("jobs", "", 1), series("requests_total", `code="200"`, 1), series("u", "", 2)}
+	want := []string{
+		series("jobs", "", 1), series("requests_total", `code="200"`, 1),
+		series("wide_total", `a="1",b="2",c="3",d="4"`, 1), series("u", "", 2),
+	}
 	slices.Sort(want)
 	return reg, scope, want
 }

@@ -61,26 +61,12 @@ if [ ${#targets[@]} -eq 0 ]; then
 	)
 fi
 
-if [ -n "${EVAL_WORK:-}" ]; then
-	work=$EVAL_WORK
-	mkdir -p "$work"
-else
-	work=$(mktemp -d)
-	trap 'rm -rf "$work"' EXIT
-fi
-out=${OUT:-$(mktemp -d)}
-mkdir -p "$out"
-go build -o "$work/metricleak" ./cmd/metricleak
-commit=$(analyzer_commit)
+start_run
 flags=${METRICLEAK_FLAGS:-}
 
 summary=$out/summary.tsv
-if [ ! -s "$summary" ]; then
-	{
-		echo "# metricleak $commit, $(go version | cut -d' ' -f3), flags: -test=false $flags"
-		printf '# module\tversion\tanalyzer\tstatus\treports\trelated\tfixes\tfunctions\terrors\tseconds\tpeak_mib\n'
-	} >"$summary"
-fi
+start_table "$summary" "metricleak $commit, $(go version | cut -d' ' -f3), flags: -test=false $flags" \
+	module version analyzer status reports related fixes functions errors seconds peak_mib
 
 for target in "${targets[@]}"; do
 	mod=${target%@*}

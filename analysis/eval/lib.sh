@@ -39,4 +39,36 @@ analyzer_commit() {
 	echo "${c:-unknown}"
 }
 
+# start_run sets work to $EVAL_WORK (kept) or to a temporary directory
+# removed on exit, and out to $OUT or a new temporary directory; it builds
+# metricleak into work and sets commit to analyzer_commit's answer. Call it
+# from the analysis module's directory.
+start_run() {
+	if [ -n "${EVAL_WORK:-}" ]; then
+		work=$EVAL_WORK
+		mkdir -p "$work"
+	else
+		work=$(mktemp -d)
+		trap 'rm -rf "$work"' EXIT
+	fi
+	out=${OUT:-$(mktemp -d)}
+	mkdir -p "$out"
+	go build -o "$work/metricleak" ./cmd/metricleak
+	# shellcheck disable=SC2034 # the scripts that call start_run use it
+	commit=$(analyzer_commit)
+}
+
+# start_table FILE COMMENT COLUMN... writes to FILE, unless it has lines
+# already, the header lines of a results table: "# COMMENT" and the
+# tab-separated column names after "# ".
+start_table() {
+	local file=$1 comment=$2
+	shift 2
+	[ -s "$file" ] && return
+	{
+		echo "# $comment"
+		(IFS=$'\t'; echo "# $*")
+	} >"$file"
+}
+
 eval_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -57,17 +57,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 modes=${MODES:-standalone vet}
 
-if [ -n "${EVAL_WORK:-}" ]; then
-	work=$EVAL_WORK
-	mkdir -p "$work"
-else
-	work=$(mktemp -d)
-	trap 'rm -rf "$work"' EXIT
-fi
-out=${OUT:-$(mktemp -d)}
-mkdir -p "$out"
-go build -o "$work/metricleak" ./cmd/metricleak
-commit=$(analyzer_commit)
+start_run
 
 # The vet tool wrapper. go vet calls it with -flags and -V=full to learn
 # about the tool, and then once a package with the path of a JSON
@@ -102,12 +92,8 @@ EOF
 chmod +x "$work/vettool"
 
 table=$out/memory.tsv
-if [ ! -s "$table" ]; then
-	{
-		echo "# metricleak $commit, $(go version | cut -d' ' -f3), GOMAXPROCS ${GOMAXPROCS:-$(nproc)}"
-		printf '# module\tversion\tanalyzer\tmode\tstatus\tprocesses\tpeak_mib\tpeak_where\tseconds\tconcurrent_mib\n'
-	} >"$table"
-fi
+start_table "$table" "metricleak $commit, $(go version | cut -d' ' -f3), GOMAXPROCS ${GOMAXPROCS:-$(nproc)}" \
+	module version analyzer mode status processes peak_mib peak_where seconds concurrent_mib
 
 for target in "${targets[@]}"; do
 	mod=${target%@*}

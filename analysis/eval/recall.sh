@@ -44,25 +44,11 @@ rows=(
 	"github.com/thanos-io/thanos pkg/receive (*MultiTSDB).startTSDB v0.41.0 v0.42.0"
 )
 
-if [ -n "${EVAL_WORK:-}" ]; then
-	work=$EVAL_WORK
-	mkdir -p "$work"
-else
-	work=$(mktemp -d)
-	trap 'rm -rf "$work"' EXIT
-fi
-out=${OUT:-$(mktemp -d)}
-mkdir -p "$out"
-go build -o "$work/metricleak" ./cmd/metricleak
-commit=$(analyzer_commit)
+start_run
 
 table=$out/recall.tsv
-if [ ! -s "$table" ]; then
-	{
-		echo "# metricleak $commit, $(go version | cut -d' ' -f3)"
-		printf '# module\tpackage\tfunction\tbefore\tin_function\tin_package\tafter\tin_function\tin_package\tresult\n'
-	} >"$table"
-fi
+start_table "$table" "metricleak $commit, $(go version | cut -d' ' -f3)" \
+	module package function before in_function in_package after in_function in_package result
 
 # count MODULE VERSION PACKAGE FUNCTION prints the reports in the function
 # and in the package, at that release.

@@ -163,8 +163,8 @@ type oneLabel struct {
 func (v *view) addLabels(own []*dto.LabelPair) []*dto.LabelPair {
 	var cells []labelCell
 	var out []*dto.LabelPair
-	if b := (*oneLabel)(nil); len(v.sorted) == 1 && len(own) < len(b.list) {
-		b = new(oneLabel)
+	if len(v.sorted) == 1 && len(own) < len(oneLabel{}.list) {
+		b := new(oneLabel)
 		cells, out = b.cell[:], b.list[:0:len(own)+1]
 	} else {
 		cells = make([]labelCell, len(v.sorted))

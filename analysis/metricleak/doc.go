@@ -108,8 +108,9 @@
 // tested for prometheus.AlreadyRegisteredError is idempotent by design, and
 // not tracked at all.
 //
-// A function whose error result is nil on every return (a constant nil, or
-// the error of a call to such a function) never fails, and carries a fact
+// A function whose error result is nil on every return (a constant nil,
+// the error of a call to such a function, or an error tested before the
+// return as described under Limitations) never fails, and carries a fact
 // that says so. A return of its error gives no error, and a branch taken
 // only when its error is not nil is never taken.
 //
@@ -217,9 +218,11 @@
 // through, where client_golang finds nothing to remove.
 //
 // Whether the error on a path is nil is judged from constants, from
-// functions that never fail, and from the check of the registering call's
-// own error; a return of an error variable that is nil on that path, but
-// not visibly so, may be reported. A function that calls itself, or whose
+// functions that never fail, from the check of the registering call's own
+// error, and from a test of the returned error itself that every path to
+// the return passes on its nil branch (the return after "if err != nil {
+// return nil, err }"); a return of an error variable that is nil on that
+// path, but not visibly so, may be reported. A function that calls itself, or whose
 // named error result a deferred call may set, is taken to fail sometimes.
 //
 // A //lint:ignore on a related return, rather than on the reported one,

@@ -49,7 +49,7 @@ func (c *checker) bodyNeverFails(fn *ssa.Function) bool {
 		if _, inMemory := ret.Results[i].(*ssa.UnOp); inMemory {
 			return false // a named result that a deferred call may set
 		}
-		if !c.nilError(ret.Results[i]) {
+		if !c.givesNil(ret, i) {
 			return false
 		}
 	}

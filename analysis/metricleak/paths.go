@@ -232,12 +232,53 @@ func (c *checker) errorReturns(fn *ssa.Function) []*ssa.Return {
 	}
 	var rets []*ssa.Return
 	for _, ret := range returnsIn(fn) {
-		if !c.nilError(returned(ret, i)) {
+		if !c.givesNil(ret, i) {
 			rets = append(rets, ret)
 		}
 	}
 	slices.SortFunc(rets, func(a, b *ssa.Return) int { return cmp.Compare(a.Pos(), b.Pos()) })
 	return rets
+}
+
+// givesNil reports whether result i of ret, an error, is nil: known nil
+// wherever it is defined, or tested before ret on every path to it.
+func (c *checker) givesNil(ret *ssa.Return, i int) bool {
+	v := returned(ret, i)
+	return c.nilError(v) || testedNil(v, ret)
+}
+
+// testedNil reports whether err is nil wherever ret runs because an
+// earlier branch tested it: ret is reached only through the branch of an
+// "if err != nil" or "if err == nil" on which err is nil, as the return
+// after "if err != nil { return nil, err }" is.
+func testedNil(err ssa.Value, ret *ssa.Return) bool {
+	for _, ref := range referrers(err) {
+		cmp, ok := ref.(*ssa.BinOp)
+		if !ok || (cmp.Op != token.EQL && cmp.Op != token.NEQ) {
+			continue
+		}
+		x, y := cmp.X, cmp.Y
+		if x != err {
+			x, y = y, x
+		}
+		if x != err || !isNil(y) {
+			continue
+		}
+		for _, use := range referrers(cmp) {
+			branch, ok := use.(*ssa.If)
+			if !ok || branch.Cond != cmp || len(branch.Block().Succs) != 2 {
+				continue
+			}
+			isNilBranch := branch.Block().Succs[1] // if err != nil: the false branch
+			if cmp.Op == token.EQL {
+				isNilBranch = branch.Block().Succs[0]
+			}
+			if len(isNilBranch.Preds) == 1 && isNilBranch.Dominates(ret.Block()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // returned is result i as the return statement gave it. A named result that

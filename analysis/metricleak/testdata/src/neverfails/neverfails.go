@@ -106,3 +106,44 @@ func throughInterface(reg prometheus.Registerer, api kube.Interface) error {
 	}
 	return nil
 }
+
+// checkedFirst returns err after testing it: on the last return it is nil.
+func checkedFirst(reg prometheus.Registerer, open func() (int, error)) (string, error) {
+	n, err := open()
+	if err != nil {
+		return "", err
+	}
+	reg.MustRegister(gauge())
+	return fmt.Sprint(n), err
+}
+
+// checkedEqual tests err the other way round.
+func checkedEqual(reg prometheus.Registerer, open func() (int, error)) (string, error) {
+	n, err := open()
+	if err == nil {
+		reg.MustRegister(gauge())
+		return fmt.Sprint(n), err
+	}
+	return "", err
+}
+
+// checkedOnOnePath tests err on one path to the return only.
+func checkedOnOnePath(reg prometheus.Registerer, open func() (int, error)) (string, error) {
+	n, err := open()
+	if n < 0 {
+		if err != nil {
+			return "", err
+		}
+	}
+	reg.MustRegister(gauge())
+	return fmt.Sprint(n), err // want `^up registered at neverfails\.go:\d+ stays registered`
+}
+
+// Swallow never fails: it returns its error only where it tested it nil.
+func Swallow(ok bool) error { // want Swallow:"never fails"
+	err := mayFail(ok)
+	if err != nil {
+		return nil
+	}
+	return err
+}

@@ -127,7 +127,9 @@
 // its returns leave behind, at the first of those returns in the source;
 // the others are the report's related positions, and the message counts
 // them. The message names up to five of the metrics (where their names are
-// constants) and how many more there are, where the first was registered (a
+// constants, as the collector's options give them: without the prefix of a
+// wrapping registerer) and how many more there are, where the first was
+// registered (a
 // file of the package checked by its name, one of the same module by its
 // path in the module, others by the import path of their package, as in
 // github.com/org/repo/kube/api.go:31), the function it was registered

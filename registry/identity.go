@@ -95,7 +95,7 @@ func unwrap(c prometheus.Collector) prometheus.Collector {
 // comparable type whose values hold something unhashable, where == would.
 func sameCollector(a, b prometheus.Collector) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	if va.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer() {
+	if va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer() {
 		return true // the same object, the common case, with no walk
 	}
 	return sameValue(va, vb)

@@ -132,7 +132,8 @@ for target in "${targets[@]}"; do
 			loadpeak=$(awk -F'\t' -v t="$loaded" '$1 <= t && $2 > m {m = $2} END {print int(m / 1024)}' \
 				"$out/$name@$version.rss")
 			# gctrace's "A->B->C MB" (MiB): C is the heap live after the collection.
-			live=$(grep -o '[0-9]*->[0-9]*->[0-9]* MB' "$out/$name@$version.debug" |
+			# A run that ends before its first collection has none: 0.
+			live=$({ grep -o '[0-9]*->[0-9]*->[0-9]* MB' "$out/$name@$version.debug" || true; } |
 				awk -F'->' '{split($3, c, " "); if (c[1] + 0 > m) m = c[1] + 0} END {print m + 0}')
 			row="1\t$((kib / 1024))\tloading: $loadpeak, live: $live\t$secs\t$((kib / 1024))"
 			;;

@@ -10,8 +10,9 @@
 #
 # on the package of the fixed function, and counts the reports in that
 # function (eval/reports.py names the function of each report) and in the
-# whole package. A row passes when the release before the fix has a report
-# in the function and the release after has none. Like evaluate.sh it is not
+# whole package. A row passes when both releases were analysed without
+# errors, the release before the fix has a report in the function and the
+# release after has none. Like evaluate.sh it is not
 # part of CI and runs one analysis at a time.
 #
 # Results go to $OUT (a new temporary directory unless set):
@@ -51,16 +52,23 @@ start_table "$table" "metricleak $commit, $(go version | cut -d' ' -f3)" \
 	module package function before in_function in_package after in_function in_package result
 
 # count MODULE VERSION PACKAGE FUNCTION prints the reports in the function
-# and in the package, at that release.
+# and in the package, at that release, or "error" twice when the package
+# did not load, its analysis failed or metricleak exited abnormally (the
+# row then fails: no report is no evidence when nothing was analysed).
 count() {
-	local mod=$1 version=$2 pkg=$3 fn=$4 name dir
+	local mod=$1 version=$2 pkg=$3 fn=$4 name dir status=0 errors
 	name=$(echo "$mod" | tr / _)
 	dir="$work/$name@$version"
 	echo "=== $mod@$version: setting up" >&2
 	scratch_module "$dir" "$mod" "$version"
 	echo "=== $mod@$version: analysing $pkg" >&2
-	(cd "$dir" && "$work/metricleak" -json -test=false "$mod/$pkg") >"$dir/recall.json" 2>"$dir/recall.stderr" || true
-	python3 eval/reports.py "$dir/recall.json" "$dir/recall.stderr" "$out/$name@$version" >/dev/null
+	(cd "$dir" && "$work/metricleak" -json -test=false "$mod/$pkg") >"$dir/recall.json" 2>"$dir/recall.stderr" || status=$?
+	errors=$(python3 eval/reports.py "$dir/recall.json" "$dir/recall.stderr" "$out/$name@$version" | awk '{print $5}')
+	if [ "$status" -ne 0 ] && [ "$status" -ne 3 ] || [ "${errors:-1}" != 0 ]; then
+		echo "=== $mod@$version: metricleak exited $status with ${errors:-unknown} errors; see $dir/recall.stderr" >&2
+		printf 'error\terror'
+		return
+	fi
 	printf '%s\t%s' "$(awk -F'\t' -v f="$fn" '$2 == f' "$out/$name@$version.funcs" | wc -l)" \
 		"$(wc -l <"$out/$name@$version.funcs")"
 }
@@ -72,7 +80,7 @@ for row in "${rows[@]}"; do
 	b=$(count "$mod" "$before" "$pkg" "$fn")
 	a=$(count "$mod" "$after" "$pkg" "$fn")
 	result=pass
-	if [ "${b%%$'\t'*}" -eq 0 ] || [ "${a%%$'\t'*}" -ne 0 ]; then
+	if [[ $b == error* || $a == error* ]] || [ "${b%%$'\t'*}" -eq 0 ] || [ "${a%%$'\t'*}" -ne 0 ]; then
 		result=FAIL
 		failed=1
 	fi

@@ -100,8 +100,9 @@
 // wrappers, calls like prometheus.WrapRegistererWith that take one
 // registerer and return another. A registering call that failed (its error,
 // or a []error, is not nil) registered nothing, or its callee left behind
-// what it registered, which is the callee's leak and reported there: so the
-// branch taken after that failure, or a return of that error itself, is not
+// what it registered, which is the callee's leak and reported there (unless
+// the callee hands it back with the error; see Limitations): so the branch
+// taken after that failure, or a return of that error itself, is not
 // reported. The error is followed into the variables that merge it with
 // other calls' errors, as when each case of a switch assigns err from a
 // constructor and one test of err follows. A Register call whose error is
@@ -201,7 +202,13 @@
 // fails. Facts are exported for the functions and methods with exported
 // names, the only ones another package can call. What a callee leaves
 // behind when it fails is reported in the callee alone, so a leaking
-// callee of another module is reported only where that module is checked.
+// callee of another module is reported only where that module is checked,
+// and a callee that returns its owner together with an error (return t,
+// err) is reported nowhere: it hands the owner back, and its caller's
+// branch on that error is taken for one on which nothing was registered.
+// A named error result that a deferred call can read stays in memory, and
+// any load of it is taken for the registering call's own error once that
+// error was stored in it.
 //
 // A registerer that is an interface parameter of an exported function, or
 // of any function used as a value, is taken not to be a scope, even if the

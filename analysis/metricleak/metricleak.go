@@ -88,7 +88,8 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 // returns it with the package's functions, closures included, in source
 // order. The analyzer builds it itself rather than requiring buildssa, whose
 // result a driver keeps until the whole run ends: built here, it is garbage
-// once run returns, and only one or two packages' SSA is in memory at once.
+// once run returns, so only the packages being analysed at the time hold
+// SSA (one per process under go vet).
 func buildSSA(pass *analysis.Pass) (*ssa.Package, []*ssa.Function) {
 	prog := ssa.NewProgram(pass.Fset, 0)
 	prog.SetNoReturn(pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs).NoReturn)

@@ -74,7 +74,8 @@ func (n *node) close() error {
 	n.gate.Unlock()
 
 	var err error
-	var done pass
+	var first [16]*record // most scopes hold fewer: done grows on the stack
+	done := pass(first[:0])
 	for {
 		n.mu.Lock()
 		it := n.items.tail

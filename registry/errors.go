@@ -111,9 +111,12 @@ func (e *collisionError) Unwrap() error { return e.err }
 // collision returns what MustRegister panics with when registering c through
 // n failed with err: err itself, or, for an AlreadyRegisteredError, a
 // collisionError naming the scope of n's tree whose registration holds c's
-// identity as the parent sees it.
+// identity as the parent sees it. That is the record of the collector the
+// error names as existing: another record with the same identity may be
+// stale, one that somebody else unregistered behind its scope's back.
 func (n *node) collision(err error, c prometheus.Collector) error {
-	if _, ok := asAlreadyRegistered(err); !ok {
+	are, ok := asAlreadyRegistered(err)
+	if !ok {
 		return err
 	}
 	ds, _ := appendDescs(nil, c)
@@ -121,10 +124,17 @@ func (n *node) collision(err error, c prometheus.Collector) error {
 		ds = n.view.wrapDescs(nil, ds)
 	}
 	e := &collisionError{metrics: describe.Names(ds), err: err}
+	if are.ExistingCollector == nil {
+		return e // a holder that is nobody's collector any more
+	}
 	for _, r := range n.root.top.appendRecords(nil) {
-		if !r.unchecked() && sameIdentity(r.parentDescs(), ds) {
-			e.holder = r.n
-			break
+		if r.unchecked() || !sameIdentity(r.parentDescs(), ds) {
+			continue
+		}
+		// The error names the user's collector behind any wrappers, as
+		// userOf finds it.
+		if u, _ := userOf(r.c); sameCollector(u, are.ExistingCollector) {
+			e.holder = r.n // the last such record: the newest registration of the collector
 		}
 	}
 	return e

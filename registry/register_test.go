@@ -215,6 +215,21 @@ func TestRegister(t *testing.T) {
 		}
 	})
 
+	// The holder named is the scope whose registration the registry
+	// holds, not one with a stale record of the same metric that an
+	// outsider unregistered behind its back.
+	t.Run("MustRegister skips stale records", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(reg, registry.WithName("program"))
+		program.MustRegister(promtest.Gauge("jobs", 1))
+		reg.Unregister(promtest.Gauge("jobs", 0)) // an outsider
+		program.Child(registry.WithName("child")).MustRegister(promtest.Gauge("jobs", 2))
+		want := "registry: jobs is already registered by scope program/child: duplicate metrics collector registration attempted"
+		if err, _ := promtest.Panic(func() { program.MustRegister(promtest.Gauge("jobs", 3)) }).(error); err == nil || err.Error() != want {
+			t.Errorf("MustRegister panicked with %v, want %q", err, want)
+		}
+	})
+
 	// The parent's own errors come back unchanged; nothing is tracked and
 	// nothing of a bystander's is lost.
 	for _, tt := range []struct {

@@ -9,24 +9,36 @@ import (
 	"github.com/promscope/promscope/internal/nilness"
 )
 
-// CloseOnError closes c if *errp is non-nil when it runs, and appends the
-// error of Close to *errp, so that errors.Is finds both. Defer it in a
-// constructor with a named error result, right after c is created:
+// CloseOnError closes c if the function that defers it fails: if *errp is
+// non-nil when it runs, or if the function is panicking. It appends the
+// error of Close to *errp, so that errors.Is finds both, and then lets a
+// panic go on with its own value. Defer it in a constructor with a named
+// error result, right after c is created:
 //
 //	scope := registry.NewScope(reg)
 //	defer lifecycle.CloseOnError(&err, scope)
 //
-// If *errp is nil, c is left alone. A nil c (or a nil pointer in c) does
-// nothing. CloseOnError panics if errp is nil: that is a programming error
-// that would otherwise lose the cleanup silently.
+// A panic counts because callers recover: controller-runtime recovers a
+// reconciler's panics by default, and a constructor that panicked halfway
+// (a colliding MustRegister, promauto) would otherwise leave its metrics
+// for the next attempt to collide with. CloseOnError sees the panic only
+// when it is itself the deferred call, as above, not when a deferred
+// function calls it.
+//
+// Otherwise c is left alone. A nil c (or a nil pointer in c) does nothing.
+// CloseOnError panics if errp is nil: that is a programming error that would
+// otherwise lose the cleanup silently.
 func CloseOnError(errp *error, c io.Closer) {
 	if errp == nil {
 		panic("lifecycle: CloseOnError needs a non-nil error pointer")
 	}
-	if *errp == nil || nilness.IsNil(c) {
-		return
+	p := recover() // non-nil while the deferring function panics
+	if (*errp != nil || p != nil) && !nilness.IsNil(c) {
+		*errp = multierr.Append(*errp, c.Close())
 	}
-	*errp = multierr.Append(*errp, c.Close())
+	if p != nil {
+		panic(p)
+	}
 }
 
 // A Stack runs cleanups in the reverse order of their Push, like defer, but

@@ -72,6 +72,55 @@ func TestCloseOnError(t *testing.T) {
 		})
 	}
 
+	// A function that panics has failed too, and its callers may recover (a
+	// controller's reconcile loop does): c is closed, the close error goes to
+	// *errp, and the panic goes on with its own value.
+	t.Run("function panics", func(t *testing.T) {
+		c := &promtest.Component{Err: errClose}
+		var recovered any
+		err := func() (err error) {
+			defer func() {
+				recovered = recover()
+				if recovered != nil {
+					err = multierr.Append(err, errConnect)
+				}
+			}()
+			defer lifecycle.CloseOnError(&err, c)
+			panic(errConnect)
+		}()
+		if recovered != errConnect { //nolint:errorlint // the very value panicked with
+			t.Errorf("the panic went on as %v, want %v", recovered, errConnect)
+		}
+		if c.Closes() != 1 {
+			t.Errorf("Close called %d times, want 1", c.Closes())
+		}
+		if want := []error{errClose, errConnect}; !slices.Equal(multierr.Errors(err), want) {
+			t.Errorf("err = %v, want the errors %v", err, want)
+		}
+	})
+
+	// A panic of somebody else's is not the function's failure: a
+	// constructor that succeeds while a deferred call of its caller's runs
+	// during a panic keeps c.
+	t.Run("succeeds while another panics", func(t *testing.T) {
+		c := &promtest.Component{}
+		build := func() (err error) {
+			defer lifecycle.CloseOnError(&err, c)
+			return nil
+		}
+		var err error
+		v := promtest.Panic(func() {
+			defer func() { err = build() }()
+			panic(errConnect)
+		})
+		if v != errConnect || err != nil { //nolint:errorlint // the very value panicked with
+			t.Errorf("panic %v and build error %v, want %v and nil", v, err, errConnect)
+		}
+		if c.Closes() != 0 {
+			t.Errorf("Close called %d times, want 0", c.Closes())
+		}
+	})
+
 	// CloseOnError panics with a lifecycle message when errp is nil, and
 	// closes nothing.
 	t.Run("nil error pointer", func(t *testing.T) {

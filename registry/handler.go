@@ -70,7 +70,9 @@ func (x *Index) scopes() []*node {
 // By default it writes plain text, one line a scope, indented two spaces for
 // each level of nesting: the scope's String (see [WithName]), where it was
 // made when that is known (see [WithLeakReport]), how many collectors it
-// owns, and their metric names. Control characters, backslashes and
+// owns, and their metric names; unchecked collectors, which describe none,
+// are counted ("2 unchecked"), since the page collects nothing to name
+// them. Control characters, backslashes and
 // anything outside printable ASCII in a name are escaped as in a Go string
 // literal, so a line is always one scope. With the query parameter
 // format=json, or an Accept header asking for application/json, it writes

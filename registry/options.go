@@ -61,8 +61,9 @@ func WithPrefix(prefix string) Option {
 
 // WithName names the scope in errors, leak reports and the ownership page
 // (see [Scope.String] and [Handler]). The name of a scope nested in another is
-// the outer scope's name, "/", then its own: "mirror/west". The last WithName
-// given to one call wins.
+// the outer scope's name, "/", then its own: "mirror/west"; a nested scope
+// without a name of its own has the outer scope's. The last WithName given
+// to one call wins.
 func WithName(name string) Option {
 	return optionFunc(func(o *options) { o.name = name })
 }

@@ -1,6 +1,7 @@
 package metricleak
 
 import (
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -20,7 +21,7 @@ func (*neverFailsFact) String() string { return "never fails" }
 // neverFails reports whether fn never returns a non-nil error: it has a
 // neverFailsFact, or, in this package, every return of its body gives a
 // nil error. A function that calls itself, directly or not, may fail, and
-// so may one whose error result a deferred call can set.
+// so may one whose named error result a deferred call can set.
 func (c *checker) neverFails(fn *ssa.Function) bool {
 	if o := fn.Origin(); o != nil {
 		fn = o
@@ -47,10 +48,46 @@ func (c *checker) bodyNeverFails(fn *ssa.Function) bool {
 		return false
 	}
 	for _, ret := range rets {
-		if _, inMemory := ret.Results[i].(*ssa.UnOp); inMemory {
-			return false // a named result that a deferred call may set
+		local := resultLocal(ret.Results[i])
+		switch {
+		case local == nil:
+			if !c.givesNil(ret, i) {
+				return false
+			}
+		case fn.Signature.Results().At(i).Name() != "":
+			return false // a named result, which a deferred call may set
+		case !c.storesNil(local):
+			return false
 		}
-		if !c.givesNil(ret, i) {
+	}
+	return true
+}
+
+// resultLocal returns the local that v, a returned value, is loaded from:
+// where SSA keeps a result when its function defers calls. It is nil for
+// any other v.
+func resultLocal(v ssa.Value) *ssa.Alloc {
+	if load, ok := v.(*ssa.UnOp); ok && load.Op == token.MUL {
+		if a, ok := load.X.(*ssa.Alloc); ok && !a.Heap {
+			return a
+		}
+	}
+	return nil
+}
+
+// storesNil reports whether every value stored at addr, the memory that SSA
+// keeps an unnamed error result in when its function defers calls, is nil.
+// Only the function's returns store there, and a deferred call that
+// recovers returns what was stored last, or nil.
+func (c *checker) storesNil(addr *ssa.Alloc) bool {
+	for _, ref := range referrers(addr) {
+		switch x := ref.(type) {
+		case *ssa.Store:
+			if x.Addr != ssa.Value(addr) || !c.nilError(x.Val) && !testedNil(x.Val, x.Block()) {
+				return false
+			}
+		case *ssa.UnOp:
+		default:
 			return false
 		}
 	}

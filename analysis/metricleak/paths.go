@@ -244,14 +244,14 @@ func (c *checker) errorReturns(fn *ssa.Function) []*ssa.Return {
 // wherever it is defined, or tested before ret on every path to it.
 func (c *checker) givesNil(ret *ssa.Return, i int) bool {
 	v := returned(ret, i)
-	return c.nilError(v) || testedNil(v, ret)
+	return c.nilError(v) || testedNil(v, ret.Block())
 }
 
-// testedNil reports whether err is nil wherever ret runs because an
-// earlier branch tested it: ret is reached only through the branch of an
+// testedNil reports whether err is nil wherever block runs because an
+// earlier branch tested it: block is reached only through the branch of an
 // "if err != nil" or "if err == nil" on which err is nil, as the return
 // after "if err != nil { return nil, err }" is.
-func testedNil(err ssa.Value, ret *ssa.Return) bool {
+func testedNil(err ssa.Value, block *ssa.BasicBlock) bool {
 	for _, ref := range referrers(err) {
 		cmp, ok := ref.(*ssa.BinOp)
 		if !ok || (cmp.Op != token.EQL && cmp.Op != token.NEQ) {
@@ -273,7 +273,7 @@ func testedNil(err ssa.Value, ret *ssa.Return) bool {
 			if cmp.Op == token.EQL {
 				isNilBranch = branch.Block().Succs[0]
 			}
-			if len(isNilBranch.Preds) == 1 && isNilBranch.Dominates(ret.Block()) {
+			if len(isNilBranch.Preds) == 1 && isNilBranch.Dominates(block) {
 				return true
 			}
 		}

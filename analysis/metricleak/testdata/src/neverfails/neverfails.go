@@ -5,6 +5,7 @@ package neverfails
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -26,9 +27,30 @@ func startAll() error {
 	return Start()
 }
 
-type server struct{}
+type server struct {
+	mu   sync.Mutex
+	port int
+}
 
 func (*server) listen() error { return nil }
+
+// Configure never fails: its deferred call cannot set an unnamed result.
+func (s *server) Configure(port int) error { // want Configure:"never fails"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.port = port
+	return nil
+}
+
+// lockedMayFail fails sometimes, and defers a call.
+func (s *server) lockedMayFail(ok bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ok {
+		return errFailed
+	}
+	return nil
+}
 
 // mayFail fails sometimes.
 func mayFail(ok bool) error {
@@ -65,6 +87,9 @@ func deadBranches(reg prometheus.Registerer, api *kube.API, s *server) error {
 	if err := api.Sync(); err != nil { // kube's fact
 		return fmt.Errorf("sync: %w", err)
 	}
+	if err := s.Configure(80); err != nil {
+		return err
+	}
 	if err := s.listen(); err == nil {
 		return nil
 	}
@@ -86,6 +111,11 @@ func liveBranch(reg prometheus.Registerer, ok bool) error {
 		return err // want `^up registered at neverfails\.go:\d+ stays registered`
 	}
 	return nil
+}
+
+func deferringMayFail(reg prometheus.Registerer, s *server, ok bool) error {
+	reg.MustRegister(gauge())
+	return s.lockedMayFail(ok) // want `^up registered at neverfails\.go:\d+ stays registered`
 }
 
 func deferredResult(reg prometheus.Registerer) error {

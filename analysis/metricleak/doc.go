@@ -138,7 +138,11 @@
 // unregister them, or call a method of the value the callee handed back
 // that undoes what the callee registered. Only a method known by a fact to
 // unregister, and called without arguments, is named: a method of an
-// interface, of which nothing is known, never is.
+// interface, of which nothing is known, never is. Collectors that describe
+// nothing (unchecked collectors, whose Describe method, not one of
+// client_golang's, does nothing but return, as its body or a fact for
+// another package's shows) cannot be taken back by Unregister: the message
+// says to register them after the last error return instead.
 //
 // # Suggested fixes
 //
@@ -159,8 +163,9 @@
 // the undo names is the same variable there, assigned only where it is
 // declared (or never, for a parameter); and, for a method, the callee's
 // error was checked and its value is not known to be nil there. Scopes get
-// no fix: close them with a deferred lifecycle.CloseOnError. Run the
-// command with -fix to apply the fixes.
+// no fix: close them with a deferred lifecycle.CloseOnError. Nor do
+// collectors that describe nothing, which Unregister leaves in place. Run
+// the command with -fix to apply the fixes.
 //
 // # Suppressing a report
 //
@@ -233,6 +238,10 @@
 // return nil, err }"); a return of an error variable that is nil on that
 // path, but not visibly so, may be reported. A function that calls itself, or whose
 // named error result a deferred call may set, is taken to fail sometimes.
+//
+// A collector held in an interface, or one whose Describe describes nothing
+// only on some paths, is taken to describe something, and gets the
+// Unregister advice.
 //
 // A //lint:ignore on a related return, rather than on the reported one,
 // silences nothing.

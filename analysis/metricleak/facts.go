@@ -90,3 +90,13 @@ func (f *keepsFact) String() string {
 	}
 	return "keeps " + strings.Join(parts, " ")
 }
+
+// describesNothingFact is exported for a Describe method that describes
+// nothing: its type is an unchecked collector, which a prometheus.Registry
+// cannot unregister.
+type describesNothingFact struct{}
+
+// AFact marks describesNothingFact as an analysis fact.
+func (*describesNothingFact) AFact() {}
+
+func (*describesNothingFact) String() string { return "describes nothing" }

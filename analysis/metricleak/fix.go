@@ -158,6 +158,8 @@ func (c *checker) undoOf(f *ast.File, counts map[types.Object]int, r *registrati
 	fn := calleeFunc(r.call.Common())
 	sel, _ := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	switch {
+	case r.unchecked:
+		return nil // Unregister cannot take it back
 	case r.via != nil:
 		return c.methodUndo(f, counts, r, call)
 	case sel == nil:

@@ -39,6 +39,9 @@ type registration struct {
 	// arg is the index of the collector among the arguments of a
 	// MustRegister call, or -1.
 	arg int
+	// unchecked is set when the collector given to Register or
+	// MustRegister describes nothing: Unregister cannot take it back.
+	unchecked bool
 }
 
 // registrations lists the registrations in fn, in block order.
@@ -70,6 +73,7 @@ func (c *checker) registrationsAt(call *ssa.Call) []*registration {
 				r.arg = -1
 			}
 			r.addCollectors([]ssa.Value{col})
+			r.unchecked = c.describesNothing(col)
 			if c.addRegisterer(r) {
 				regs = append(regs, r)
 			}
@@ -97,6 +101,7 @@ func (c *checker) registrationAt(call *ssa.Call) *registration {
 		}
 		r.err = call
 		r.addCollectors(args[:1])
+		r.unchecked = c.describesNothing(args[0])
 		r.registerer = recv
 	case isFunc(fn, promautoPath, fn.Name()) && strings.HasPrefix(fn.Name(), "New"):
 		r.addCollectors([]ssa.Value{call})
@@ -300,4 +305,44 @@ func toleratesDuplicate(register *ssa.Call) bool {
 		}
 	}
 	return false
+}
+
+// describesNothing reports whether the collector v is of a type, not one of
+// client_golang's, whose Describe method describes nothing: its body, or
+// the describesNothingFact of a method of another package, says so.
+func (c *checker) describesNothing(v ssa.Value) bool {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	t := v.Type()
+	if types.IsInterface(t) {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, "Describe")
+	m, ok := obj.(*types.Func)
+	if !ok || m.Pkg() == nil || pkgPath(m.Pkg()) == prometheusPath {
+		return false
+	}
+	if m.Pkg() != c.pass.Pkg {
+		return c.pass.ImportObjectFact(m, new(describesNothingFact))
+	}
+	fn := c.pkg.Prog.FuncValue(m)
+	return fn != nil && sendsNothing(fn)
+}
+
+// sendsNothing reports whether the body of fn does nothing but return.
+func sendsNothing(fn *ssa.Function) bool {
+	if len(fn.Blocks) == 0 {
+		return false
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch instr.(type) {
+			case *ssa.Return, *ssa.DebugRef:
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }

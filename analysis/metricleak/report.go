@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -68,6 +69,8 @@ func (c *checker) message(l *leak) string {
 	switch m := c.undoMethod(first); {
 	case first.scope:
 		b.WriteString("close its scope before returning")
+	case !slices.ContainsFunc(l.regs, func(r *registration) bool { return !r.unchecked }):
+		fmt.Fprintf(&b, "Unregister cannot take back a collector that describes nothing, so register %s after the last error return", them)
 	case m != nil:
 		fmt.Fprintf(&b, "unregister %s, or call %s, before returning", them, methodName(first.owner, m))
 	default:

@@ -50,6 +50,9 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 			if c.neverFails(fn) {
 				c.pass.ExportObjectFact(obj, new(neverFailsFact))
 			}
+			if obj.Name() == "Describe" && sendsNothing(fn) {
+				c.pass.ExportObjectFact(obj, new(describesNothingFact))
+			}
 		})
 	}
 }

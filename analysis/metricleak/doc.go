@@ -239,9 +239,10 @@
 // path, but not visibly so, may be reported. A function that calls itself, or whose
 // named error result a deferred call may set, is taken to fail sometimes.
 //
-// A collector held in an interface, or one whose Describe describes nothing
-// only on some paths, is taken to describe something, and gets the
-// Unregister advice.
+// A collector held in an interface, one whose Describe describes nothing
+// only on some paths, and whatever a callee registers (its fact does not
+// say which collectors describe nothing) are taken to describe something,
+// and get the Unregister advice.
 //
 // A //lint:ignore on a related return, rather than on the reported one,
 // silences nothing.

@@ -23,7 +23,9 @@ import (
 // (a colliding MustRegister, promauto) would otherwise leave its metrics
 // for the next attempt to collide with. CloseOnError sees the panic only
 // when it is itself the deferred call, as above, not when a deferred
-// function calls it.
+// function calls it. (A program run with GODEBUG=panicnil=1 makes a
+// panic(nil) look like no panic at all: CloseOnError then ends it, as any
+// recover would.)
 //
 // Otherwise c is left alone. A nil c (or a nil pointer in c) does nothing.
 // CloseOnError panics if errp is nil: that is a programming error that would

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"fmt"
 	"io"
 	"sync"
 
@@ -23,7 +24,9 @@ import (
 // (a colliding MustRegister, promauto) would otherwise leave its metrics
 // for the next attempt to collide with. CloseOnError sees the panic only
 // when it is itself the deferred call, as above, not when a deferred
-// function calls it. (A program run with GODEBUG=panicnil=1 makes a
+// function calls it. If Close panics too, its panic is appended to *errp
+// as an error, and the first panic goes on. (A program run with
+// GODEBUG=panicnil=1 makes a
 // panic(nil) look like no panic at all: CloseOnError then ends it, as any
 // recover would.)
 //
@@ -35,12 +38,27 @@ func CloseOnError(errp *error, c io.Closer) {
 		panic("lifecycle: CloseOnError needs a non-nil error pointer")
 	}
 	p := recover() // non-nil while the deferring function panics
-	if (*errp != nil || p != nil) && !nilness.IsNil(c) {
+	switch {
+	case nilness.IsNil(c):
+	case p != nil:
+		*errp = multierr.Append(*errp, closeDuringPanic(c))
+	case *errp != nil:
 		*errp = multierr.Append(*errp, c.Close())
 	}
 	if p != nil {
 		panic(p)
 	}
+}
+
+// closeDuringPanic closes c for CloseOnError while a panic is under way: a
+// panic of Close's becomes an error, so that the first panic goes on.
+func closeDuringPanic(c io.Closer) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("lifecycle: Close panicked: %v", v)
+		}
+	}()
+	return c.Close()
 }
 
 // A Stack runs cleanups in the reverse order of their Push, like defer, but

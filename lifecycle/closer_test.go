@@ -99,6 +99,27 @@ func TestCloseOnError(t *testing.T) {
 		}
 	})
 
+	// A Close that panics as well does not replace the function's panic:
+	// its panic becomes an error on *errp.
+	t.Run("Close panics during a panic", func(t *testing.T) {
+		var recovered any
+		err := func() (err error) {
+			defer func() {
+				if recovered = recover(); recovered != nil {
+					err = multierr.Append(err, errConnect)
+				}
+			}()
+			defer lifecycle.CloseOnError(&err, closerFunc(func() error { panic("close: boom") }))
+			panic(errConnect)
+		}()
+		if recovered != errConnect { //nolint:errorlint // the very value panicked with
+			t.Errorf("the panic went on as %v, want %v", recovered, errConnect)
+		}
+		if errs := multierr.Errors(err); len(errs) != 2 || !strings.Contains(errs[0].Error(), "close: boom") || errs[1] != errConnect { //nolint:errorlint // the very value
+			t.Errorf("err = %v, want Close's panic as an error, then %v", err, errConnect)
+		}
+	})
+
 	// A panic of somebody else's is not the function's failure: a
 	// constructor that succeeds while a deferred call of its caller's runs
 	// during a panic keeps c.

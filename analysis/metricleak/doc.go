@@ -142,7 +142,8 @@
 // nothing (unchecked collectors, whose Describe method, not one of
 // client_golang's, does nothing but return, as its body or a fact for
 // another package's shows) cannot be taken back by Unregister: the message
-// says to register them after the last error return instead.
+// says to register them after the last error return instead, and, where
+// only some of the registrations describe nothing, says both.
 //
 // # Suggested fixes
 //

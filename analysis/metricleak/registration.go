@@ -323,6 +323,7 @@ func (c *checker) describesNothing(v ssa.Value) bool {
 	if !ok || m.Pkg() == nil || pkgPath(m.Pkg()) == prometheusPath {
 		return false
 	}
+	m = m.Origin() // the method a generic type declares, which facts are on
 	if m.Pkg() != c.pass.Pkg {
 		return c.pass.ImportObjectFact(m, new(describesNothingFact))
 	}

@@ -73,6 +73,8 @@ func (c *checker) message(l *leak) string {
 		fmt.Fprintf(&b, "Unregister cannot take back a collector that describes nothing, so register %s after the last error return", them)
 	case m != nil:
 		fmt.Fprintf(&b, "unregister %s, or call %s, before returning", them, methodName(first.owner, m))
+	case slices.ContainsFunc(l.regs, func(r *registration) bool { return r.unchecked }):
+		b.WriteString("unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return")
 	default:
 		fmt.Fprintf(&b, "unregister %s before returning", them)
 	}

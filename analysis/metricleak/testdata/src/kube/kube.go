@@ -82,3 +82,10 @@ type Lazy struct{}
 func (*Lazy) Describe(chan<- *prometheus.Desc) {} // want Describe:"describes nothing"
 
 func (*Lazy) Collect(chan<- prometheus.Metric) {}
+
+// GenericLazy is an unchecked collector of any element type.
+type GenericLazy[T any] struct{ last T }
+
+func (*GenericLazy[T]) Describe(chan<- *prometheus.Desc) {} // want Describe:"describes nothing"
+
+func (*GenericLazy[T]) Collect(chan<- prometheus.Metric) {}

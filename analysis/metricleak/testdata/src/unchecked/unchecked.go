@@ -58,3 +58,29 @@ func newDescribed(reg prometheus.Registerer) error {
 	reg.MustRegister(&described{})
 	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: unregister them before returning$`
 }
+
+// generic describes nothing, whatever it is instantiated with.
+type generic[T any] struct{ last T }
+
+func (*generic[T]) Describe(chan<- *prometheus.Desc) {} // want Describe:"describes nothing"
+
+func (*generic[T]) Collect(chan<- prometheus.Metric) {}
+
+func newGeneric(reg prometheus.Registerer) error {
+	g := &generic[int]{}
+	reg.MustRegister(g)
+	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
+}
+
+// newKubeGeneric registers another package's generic collector that
+// describes nothing.
+func newKubeGeneric(reg prometheus.Registerer) error {
+	reg.MustRegister(&kube.GenericLazy[string]{})
+	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
+}
+
+// newMixed registers one collector of each kind.
+func newMixed(reg prometheus.Registerer) error {
+	reg.MustRegister(&described{}, &lazy{})
+	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return$`
+}

@@ -20,13 +20,12 @@ import (
 //	defer lifecycle.CloseOnError(&err, scope)
 //
 // A panic counts because callers recover: controller-runtime recovers a
-// reconciler's panics by default, and a constructor that panicked halfway
-// (a colliding MustRegister, promauto) would otherwise leave its metrics
-// for the next attempt to collide with. CloseOnError sees the panic only
-// when it is itself the deferred call, as above, not when a deferred
-// function calls it. If Close panics too, its panic is appended to *errp
-// as an error, and the first panic goes on. (A program run with
-// GODEBUG=panicnil=1 makes a
+// reconciler's panics by default, and a constructor that panicked halfway (a
+// colliding MustRegister, promauto) would otherwise leave its metrics for
+// the next attempt to collide with. CloseOnError sees the panic only when it
+// is itself the deferred call, as above, not when a deferred function calls
+// it. If Close panics too, its panic is appended to *errp as an error, and
+// the first panic goes on. (A program run with GODEBUG=panicnil=1 makes a
 // panic(nil) look like no panic at all: CloseOnError then ends it, as any
 // recover would.)
 //

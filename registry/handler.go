@@ -71,14 +71,13 @@ func (x *Index) scopes() []*node {
 // each level of nesting: the scope's String (see [WithName]), where it was
 // made when that is known (see [WithLeakReport]), how many collectors it
 // owns, and their metric names; unchecked collectors, which describe none,
-// are counted ("2 unchecked"), since the page collects nothing to name
-// them. Control characters, backslashes and
-// anything outside printable ASCII in a name are escaped as in a Go string
-// literal, so a line is always one scope. With the query parameter
-// format=json, or an Accept header asking for application/json, it writes
-// the same tree as JSON: {"scopes": [scope...]}, each scope an object with
-// "scope", "created" ("" when not known), "state" ("open", "closing" or
-// "closed"), "collectors", "metrics", "unchecked" and
+// are counted ("2 unchecked"), since the page collects nothing to name them.
+// Control characters, backslashes and anything outside printable ASCII in a
+// name are escaped as in a Go string literal, so a line is always one scope.
+// With the query parameter format=json, or an Accept header asking for
+// application/json, it writes the same tree as JSON: {"scopes": [scope...]},
+// each scope an object with "scope", "created" ("" when not known), "state"
+// ("open", "closing" or "closed"), "collectors", "metrics", "unchecked" and
 // "scopes" (the nested ones).
 //
 // Handler holds no lock of a scope while it writes: it copies each scope's

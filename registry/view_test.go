@@ -133,9 +133,10 @@ func TestView(t *testing.T) {
 }
 
 // labelledScope makes a registry with a scope of n labels on it, made
-// through wrappers client_golang wrappers of the registry, and registers
-// through as many wrappers of the scope a gauge, vectors with one and four
-// labels of their own, and an unchecked collector. It returns what the registry must expose, as Lines writes it.
+// through the given number of client_golang wrappers of the registry, and
+// registers through as many wrappers of the scope a gauge, vectors with one
+// and four labels of their own, and an unchecked collector. It returns what
+// the registry must expose, as Lines writes it.
 func labelledScope(n, wrappers int) (*prometheus.Registry, *registry.Scope, []string) {
 	reg := prometheus.NewPedanticRegistry()
 	var parent prometheus.Registerer = reg

@@ -124,26 +124,25 @@
 //
 // # Reports
 //
-// A function gets one report for each set of registrations that some of
-// its returns leave behind, at the first of those returns in the source;
-// the others are the report's related positions, and the message counts
-// them. The message names up to five of the metrics (where their names are
+// A function gets one report for each set of registrations that some of its
+// returns leave behind, at the first of those returns in the source; the
+// others are the report's related positions, and the message counts them.
+// The message names up to five of the metrics (where their names are
 // constants, as the collector's options give them: without the prefix of a
 // wrapping registerer) and how many more there are, where the first was
-// registered (a
-// file of the package checked by its name, one of the same module by its
-// path in the module, others by the import path of their package, as in
-// github.com/org/repo/kube/api.go:31), the function it was registered
-// through, and what to do: close the scope the metrics went through, or
-// unregister them, or call a method of the value the callee handed back
-// that undoes what the callee registered. Only a method known by a fact to
-// unregister, and called without arguments, is named: a method of an
-// interface, of which nothing is known, never is. Collectors that describe
-// nothing (unchecked collectors, whose Describe method, not one of
+// registered (a file of the package checked by its name, one of the same
+// module by its path in the module, others by the import path of their
+// package, as in github.com/org/repo/kube/api.go:31), the function it was
+// registered through, and what to do: close the scope the metrics went
+// through, or unregister them, or call a method of the value the callee
+// handed back that undoes what the callee registered. Only a method known by
+// a fact to unregister, and called without arguments, is named: a method of
+// an interface, of which nothing is known, never is. Collectors that
+// describe nothing (unchecked collectors, whose Describe method, not one of
 // client_golang's, does nothing but return, as its body or a fact for
 // another package's shows) cannot be taken back by Unregister: the message
-// says to register them after the last error return instead, and, where
-// only some of the registrations describe nothing, says both.
+// says to register them after the last error return instead, and, where only
+// some of the registrations describe nothing, says both.
 //
 // # Suggested fixes
 //
@@ -234,11 +233,12 @@
 //
 // Whether the error on a path is nil is judged from constants, from
 // functions that never fail, from the check of the registering call's own
-// error, and from a test of the returned error itself that every path to
-// the return passes on its nil branch (the return after "if err != nil {
-// return nil, err }"); a return of an error variable that is nil on that
-// path, but not visibly so, may be reported. A function that calls itself, or whose
-// named error result a deferred call may set, is taken to fail sometimes.
+// error, and from a test of the returned error itself that every path to the
+// return passes on its nil branch (the return after
+// "if err != nil { return nil, err }"); a return of an error variable that
+// is nil on that path, but not visibly so, may be reported. A function that
+// calls itself, or whose named error result a deferred call may set, is
+// taken to fail sometimes.
 //
 // A collector held in an interface, one whose Describe describes nothing
 // only on some paths, and whatever a callee registers (its fact does not

@@ -158,7 +158,7 @@ func (c *checker) undoOf(f *ast.File, counts map[types.Object]int, r *registrati
 	fn := calleeFunc(r.call.Common())
 	sel, _ := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	switch {
-	case r.unchecked:
+	case c.unchecked(r):
 		return nil // Unregister cannot take it back
 	case r.via != nil:
 		return c.methodUndo(f, counts, r, call)

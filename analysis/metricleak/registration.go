@@ -39,9 +39,10 @@ type registration struct {
 	// arg is the index of the collector among the arguments of a
 	// MustRegister call, or -1.
 	arg int
-	// unchecked is set when the collector given to Register or
-	// MustRegister describes nothing: Unregister cannot take it back.
-	unchecked bool
+	// collector is the collector given to Register or MustRegister, or
+	// nil: where it describes nothing, Unregister cannot take it back (see
+	// unchecked).
+	collector ssa.Value
 }
 
 // registrations lists the registrations in fn, in block order.
@@ -73,7 +74,7 @@ func (c *checker) registrationsAt(call *ssa.Call) []*registration {
 				r.arg = -1
 			}
 			r.addCollectors([]ssa.Value{col})
-			r.unchecked = c.describesNothing(col)
+			r.collector = col
 			if c.addRegisterer(r) {
 				regs = append(regs, r)
 			}
@@ -101,7 +102,7 @@ func (c *checker) registrationAt(call *ssa.Call) *registration {
 		}
 		r.err = call
 		r.addCollectors(args[:1])
-		r.unchecked = c.describesNothing(args[0])
+		r.collector = args[0]
 		r.registerer = recv
 	case isFunc(fn, promautoPath, fn.Name()) && strings.HasPrefix(fn.Name(), "New"):
 		r.addCollectors([]ssa.Value{call})
@@ -305,6 +306,13 @@ func toleratesDuplicate(register *ssa.Call) bool {
 		}
 	}
 	return false
+}
+
+// unchecked reports whether r registered, through Register or MustRegister,
+// a collector that describes nothing. It is asked only of the registrations
+// a report is about.
+func (c *checker) unchecked(r *registration) bool {
+	return r.collector != nil && c.describesNothing(r.collector)
 }
 
 // describesNothing reports whether the collector v is of a type, not one of

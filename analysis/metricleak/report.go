@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -66,14 +65,20 @@ func (c *checker) message(l *leak) string {
 		b.WriteString("returns an error: ")
 	}
 	them := pick(one, "it", "them")
+	unchecked := 0 // how many of the registrations Unregister cannot take back
+	for _, r := range l.regs {
+		if c.unchecked(r) {
+			unchecked++
+		}
+	}
 	switch m := c.undoMethod(first); {
 	case first.scope:
 		b.WriteString("close its scope before returning")
-	case !slices.ContainsFunc(l.regs, func(r *registration) bool { return !r.unchecked }):
+	case unchecked == len(l.regs):
 		fmt.Fprintf(&b, "Unregister cannot take back a collector that describes nothing, so register %s after the last error return", them)
 	case m != nil:
 		fmt.Fprintf(&b, "unregister %s, or call %s, before returning", them, methodName(first.owner, m))
-	case slices.ContainsFunc(l.regs, func(r *registration) bool { return r.unchecked }):
+	case unchecked > 0:
 		b.WriteString("unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return")
 	default:
 		fmt.Fprintf(&b, "unregister %s before returning", them)

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -152,6 +153,47 @@ func TestClose(t *testing.T) {
 		})
 	}
 
+	// An outsider's value put in place of a scope's value of the same
+	// type is left alone unless it is the same collector (Words): a
+	// function by its code, a NaN by its bits, a value holding itself by
+	// what it holds.
+	g := promtest.Gauge("jobs", 1)
+	for _, tt := range []struct {
+		name, register string
+		give           func(ours odd) odd
+		same           bool
+	}{
+		{name: "same function", register: "function", give: func(o odd) odd { return o }, same: true},
+		{name: "other function", register: "function", give: func(o odd) odd { o.read = func() float64 { return 1 }; return o }},
+		{name: "no function", register: "function", give: func(o odd) odd { o.read = nil; return o }},
+		{name: "same NaN", register: "NaN", give: func(o odd) odd { return o }, same: true},
+		{name: "other NaN", register: "NaN", give: func(o odd) odd { o.nan = math.Float64frombits(math.Float64bits(o.nan) ^ 1); return o }},
+		{name: "a number", register: "NaN", give: func(o odd) odd { o.nan = 0; return o }},
+		{name: "equal value holding itself", register: "itself", give: func(odd) odd { return odds(g)["itself"] }, same: true},
+		{name: "value holding another", register: "itself", give: func(o odd) odd { o.self = []any{odd{Gauge: g}}; return o }},
+	} {
+		t.Run("outsider's value: "+tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg)
+			ours := odds(g)[tt.register]
+			scope.MustRegister(ours)
+			reg.Unregister(g)
+			reg.MustRegister(tt.give(ours))
+			err := scope.Close()
+			if tt.same {
+				if err != nil {
+					t.Errorf("Close = %v", err)
+				}
+				registrytest.VerifyNone(t, reg)
+				return
+			}
+			if !errors.Is(err, registry.ErrNotRegistered) {
+				t.Errorf("Close = %v, want ErrNotRegistered", err)
+			}
+			promtest.Expose(t, reg, "jobs{} 1")
+		})
+	}
+
 	// Close reports a collector that somebody else unregistered, and
 	// leaves nothing behind.
 	t.Run("unregistered by somebody else", func(t *testing.T) {
@@ -223,6 +265,23 @@ func TestClose(t *testing.T) {
 				reg.MustRegister(promtest.Gauge(name, 1))
 			}
 		})
+	}
+
+	// Close takes back a value collector holding a function, a NaN or
+	// itself, with or without a view: the registration is the scope's own
+	// (Words: the same collector).
+	for name := range odds(nil) {
+		for _, opts := range [][]registry.Option{nil, {registry.WithLabels(prometheus.Labels{"c": "1"})}} {
+			t.Run(fmt.Sprintf("value holding %s, %d options", name, len(opts)), func(t *testing.T) {
+				reg := prometheus.NewPedanticRegistry()
+				scope := registry.NewScope(reg, opts...)
+				scope.MustRegister(odds(promtest.Gauge("jobs", 1))[name])
+				if err := scope.Close(); err != nil {
+					t.Errorf("Close = %v", err)
+				}
+				registrytest.VerifyNone(t, reg)
+			})
+		}
 	}
 
 	// Nothing keeps the component reachable after Close: not a GaugeFunc,

@@ -46,6 +46,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"runtime"
 	"slices"
@@ -163,6 +164,7 @@ const (
 	cU0             // *promtest.Unchecked u0, 9
 	cU1             // *promtest.Unchecked u1, 10
 	cK0             // *Gauge k0{l0="k"}, 11: carries a constant label
+	cOdd            // odd{o0, 12}: a value holding a function, a NaN and itself, new each time
 	nPool
 	cNil      = nPool     // a nil Collector
 	cTypedNil = nPool + 1 // a (*prometheus.CounterVec)(nil)
@@ -518,6 +520,23 @@ func (v *mVec) deleteMatching(labels []pair) {
 			delete(v.state, k)
 		}
 	}
+}
+
+// oddObject returns the pool's value that == cannot compare: every value
+// it makes holds the same gauge, the same function and a NaN of the same
+// bits, and a slice of its own that holds the value, so that all are equal
+// (Words: the same collector) and none is the same object.
+func oddObject() *object {
+	g := promtest.Gauge("o0", 12)
+	read := g.Desc().String
+	o := gaugeObject("odd{o0}", nil, "o0", 12, nil)
+	o.get = func() prometheus.Collector {
+		v := odd{Gauge: g, read: func() float64 { return float64(len(read())) }, nan: math.NaN(), self: make([]any, 1)}
+		v.self[0] = v
+		return v
+	}
+	o.same = func(c prometheus.Collector) bool { v, ok := c.(odd); return ok && v.Gauge == g }
+	return o
 }
 
 // valueGauge is a collector of a comparable non-pointer type.
@@ -1233,6 +1252,7 @@ func (w *world) makePool() {
 		cU0:      unchecked("u0", &promtest.Unchecked{Name: "u0", Value: 9}),
 		cU1:      unchecked("u1", &promtest.Unchecked{Name: "u1", Value: 10}),
 		cK0:      gaugeObject("k0", k0, "k0", 11, map[string]string{"l0": "k"}),
+		cOdd:     oddObject(),
 	}
 
 	// The bystander: an outsider's gauge and shared vector on reg.
@@ -2281,6 +2301,28 @@ var seeds = []seed{
 			register(1, []byte{wp(1)}, cValue, modeRegister, noFault),
 			unregister(1, []byte{wp(1)}, cValue, noFault),
 			closeScope(1, noFault, 0),
+		),
+	},
+	{
+		name: "values holding a function, a NaN and themselves",
+		// In s0, with no view, odd{o0} is registered; an outsider
+		// unregisters it and registers an equal value, which is the same
+		// collector, so Close takes it back. In s1{l0="y"}, Unregister of
+		// an equal value takes it back, and so does Close in s2 (rules 8
+		// and 11).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cOdd, modeRegister, noFault),
+			outUnregister(0, none, cOdd),
+			outRegister(0, none, cOdd),
+			closeScope(0, noFault, 0),
+			root(onReg, opts(-1, lbl(0, 1))),
+			register(1, none, cOdd, modeRegister, noFault),
+			unregister(1, none, cOdd, noFault),
+			closeScope(1, noFault, 0),
+			root(onReg, noOpts()),
+			register(2, none, cOdd, modeRegister, noFault),
+			closeScope(2, noFault, 0),
 		),
 	},
 	{

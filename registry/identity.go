@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -92,21 +93,51 @@ func unwrap(c prometheus.Collector) prometheus.Collector {
 // wrappers make a new value on every call, so an Unregister through them
 // never passes the value their Register did, and a wrapper that adds
 // nothing stands for what it wraps). It never panics, not even for a
-// comparable type whose values hold something unhashable, where == would.
+// comparable type whose values hold something unhashable, where == would,
+// and it ends on a value that holds itself.
 func sameCollector(a, b prometheus.Collector) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	if va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer() {
 		return true // the same object, the common case, with no walk
 	}
-	return sameValue(va, vb)
+	var w walk
+	return w.same(va, vb)
 }
 
-// sameValue compares two values as sameCollector does: client_golang
-// wrappers by what they wrap, with their prefixes and labels; other
-// pointers by identity; structs, arrays and slices element by element; maps
-// entry by entry; everything else as == would. Functions are equal only
-// when both are nil. Values of unexported fields are only read, never used.
-func sameValue(a, b reflect.Value) bool {
+// A walk is one comparison of sameCollector. It remembers the pairs of
+// slices and maps it has compared or begun to compare: pointers are compared
+// by identity, not followed, so a value can hold itself only through
+// slices and maps, and a pair met again is taken to be equal (had it been
+// found unequal, the walk would have ended there), which ends the walk of
+// a value that holds itself.
+type walk struct{ seen []visit }
+
+type visit struct {
+	t    reflect.Type
+	a, b uintptr
+}
+
+// enter reports whether the slices or maps a and b are being compared
+// already, and remembers them if not.
+func (w *walk) enter(a, b reflect.Value) bool {
+	v := visit{a.Type(), a.Pointer(), b.Pointer()}
+	if slices.Contains(w.seen, v) {
+		return true
+	}
+	w.seen = append(w.seen, v)
+	return false
+}
+
+// same compares two values as sameCollector does: client_golang wrappers by
+// what they wrap, with their prefixes and labels; other pointers by
+// identity; functions by their code, which is all that package reflect
+// shows of a closure, so that two closures of the same code are equal
+// whatever they captured; structs, arrays and slices element by element;
+// maps entry by entry; floating-point numbers as == does, except that a NaN
+// equals a NaN of the same bits (a value is always equal to itself);
+// everything else as == would. Values of unexported fields are only read,
+// never used.
+func (w *walk) same(a, b reflect.Value) bool {
 	a, pa, la := peel(a)
 	b, pb, lb := peel(b)
 	if pa != pb || !slices.Equal(la, lb) {
@@ -117,25 +148,25 @@ func sameValue(a, b reflect.Value) bool {
 	}
 	switch a.Kind() {
 	case reflect.Pointer, reflect.Func:
-		return a.Pointer() == b.Pointer() && (a.Kind() == reflect.Pointer || a.IsNil())
+		return a.Pointer() == b.Pointer()
 	case reflect.Interface:
 		if a.IsNil() || b.IsNil() {
 			return a.IsNil() == b.IsNil()
 		}
-		return sameValue(a.Elem(), b.Elem())
-	case reflect.Array, reflect.Slice:
+		return w.same(a.Elem(), b.Elem())
+	case reflect.Slice:
 		if a.Len() != b.Len() {
 			return false
 		}
-		for i := range a.Len() {
-			if !sameValue(a.Index(i), b.Index(i)) {
-				return false
-			}
+		if a.Pointer() == b.Pointer() || w.enter(a, b) {
+			return true
 		}
-		return true
+		return w.elements(a, b)
+	case reflect.Array:
+		return w.elements(a, b)
 	case reflect.Struct:
 		for i := range a.NumField() {
-			if !sameValue(a.Field(i), b.Field(i)) {
+			if !w.same(a.Field(i), b.Field(i)) {
 				return false
 			}
 		}
@@ -147,15 +178,38 @@ func sameValue(a, b reflect.Value) bool {
 		if a.Len() != b.Len() {
 			return false
 		}
+		if w.enter(a, b) {
+			return true
+		}
 		for it := a.MapRange(); it.Next(); {
-			w := b.MapIndex(it.Key())
-			if !w.IsValid() || !sameValue(it.Value(), w) {
+			v := b.MapIndex(it.Key())
+			if !v.IsValid() || !w.same(it.Value(), v) {
 				return false
 			}
 		}
 		return true
+	case reflect.Float32, reflect.Float64:
+		return sameFloat(a.Float(), b.Float())
+	case reflect.Complex64, reflect.Complex128:
+		x, y := a.Complex(), b.Complex()
+		return sameFloat(real(x), real(y)) && sameFloat(imag(x), imag(y))
 	}
 	return a.Equal(b)
+}
+
+// elements compares the elements of two slices or arrays of one length.
+func (w *walk) elements(a, b reflect.Value) bool {
+	for i := range a.Len() {
+		if !w.same(a.Index(i), b.Index(i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFloat reports whether x and y are equal, or the same NaN.
+func sameFloat(x, y float64) bool {
+	return x == y || math.Float64bits(x) == math.Float64bits(y)
 }
 
 // peel returns what v, a chain of client_golang's wrapping collectors,

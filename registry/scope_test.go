@@ -3,6 +3,7 @@ package registry_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -192,6 +193,30 @@ type valued struct {
 
 func (valued) Describe(chan<- *prometheus.Desc) {}
 func (valued) Collect(chan<- prometheus.Metric) {}
+
+// odd is a checked collector of a non-pointer type whose values == cannot
+// compare as the Words of docs/GUARANTEES.md do: one may hold a function, a
+// NaN, or itself.
+type odd struct {
+	prometheus.Gauge
+	read func() float64
+	nan  float64
+	self []any
+}
+
+// odds returns the odd values of g that the tests register: each kind of
+// content, made anew on every call, each value equal to the one of the same
+// name from another call.
+func odds(g prometheus.Gauge) map[string]odd {
+	v := new(float64) // captured: each call's function is a closure of its own
+	itself := odd{Gauge: g, self: make([]any, 1)}
+	itself.self[0] = itself
+	return map[string]odd{
+		"function": {Gauge: g, read: func() float64 { return *v }},
+		"NaN":      {Gauge: g, nan: math.NaN()},
+		"itself":   itself,
+	}
+}
 
 // shifty is a collector whose Describe yields gauges of names, which the
 // test changes after Register, and which collects nothing.

@@ -85,7 +85,7 @@ func TestUnregister(t *testing.T) {
 	}
 
 	// An unchecked collector is found only as the same collector: equal
-	// values field by field, maps entry by entry, functions never.
+	// values field by field, maps entry by entry, functions by their code.
 	base := valued{n: 1, arr: [2]string{"a", "b"}, m: map[string]int{"x": 1}, inner: 2, sl: []int{1, 2}}
 	for _, tt := range []struct {
 		name string
@@ -114,6 +114,27 @@ func TestUnregister(t *testing.T) {
 				t.Errorf("Len() = %d, want %d", got, want)
 			}
 		})
+	}
+
+	// A value collector holding a function, a NaN or itself is taken back
+	// as an equal value made anew (Words: the same collector), with or
+	// without a view.
+	for name := range odds(nil) {
+		for _, opts := range [][]registry.Option{nil, {registry.WithLabels(prometheus.Labels{"c": "1"})}} {
+			t.Run(fmt.Sprintf("value holding %s, %d options", name, len(opts)), func(t *testing.T) {
+				reg := prometheus.NewPedanticRegistry()
+				scope := registry.NewScope(reg, opts...)
+				g := promtest.Gauge("jobs", 1)
+				scope.MustRegister(odds(g)[name])
+				if !scope.Unregister(odds(g)[name]) {
+					t.Error("Unregister = false")
+				}
+				registrytest.VerifyNone(t, reg)
+				if err := scope.Close(); err != nil {
+					t.Errorf("Close = %v", err)
+				}
+			})
+		}
 	}
 
 	// Unregister returns false and removes nothing for a collector the

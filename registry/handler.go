@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -74,8 +75,9 @@ func (x *Index) scopes() []*node {
 // are counted ("2 unchecked"), since the page collects nothing to name them.
 // Control characters, backslashes and anything outside printable ASCII in a
 // name are escaped as in a Go string literal, so a line is always one scope.
-// With the query parameter format=json, or an Accept header asking for
-// application/json, it writes the same tree as JSON: {"scopes": [scope...]},
+// With the query parameter format=json, or an Accept header that names
+// application/json with a quality above zero and no lower than that of
+// text/plain, it writes the same tree as JSON: {"scopes": [scope...]},
 // each scope an object with "scope", "created" ("" when not known), "state"
 // ("open", "closing" or "closed"), "collectors", "metrics", "unchecked" and
 // "scopes" (the nested ones).
@@ -100,7 +102,7 @@ func Handler(x Scopes) http.Handler {
 			pages = append(pages, n.page())
 		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if req.URL.Query().Get("format") == "json" || strings.Contains(req.Header.Get("Accept"), "application/json") {
+		if req.URL.Query().Get("format") == "json" || wantsJSON(req.Header.Values("Accept")) {
 			w.Header().Set("Content-Type", "application/json")
 			if req.Method == http.MethodGet {
 				_ = json.NewEncoder(w).Encode(struct { // a client that went away is not an error of ours
@@ -118,6 +120,41 @@ func Handler(x Scopes) http.Handler {
 			_, _ = w.Write([]byte(b.String()))
 		}
 	})
+}
+
+// wantsJSON reports whether the Accept header values ask for
+// application/json, named as such, with a quality above zero and no lower
+// than the quality they give text/plain (by its name, text/*, or */*, and
+// 0 when none of these is listed).
+func wantsJSON(accept []string) bool {
+	jsonQ, textQ := 0.0, map[string]float64{}
+	for _, v := range accept {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(part)
+			if err != nil {
+				continue
+			}
+			q := 1.0
+			if s, ok := params["q"]; ok {
+				if q, err = strconv.ParseFloat(s, 64); err != nil {
+					continue
+				}
+			}
+			switch mt {
+			case "application/json":
+				jsonQ = q
+			case "text/plain", "text/*", "*/*":
+				textQ[mt] = q
+			}
+		}
+	}
+	text := 0.0
+	for _, mt := range []string{"*/*", "text/*", "text/plain"} { // the most specific listed wins
+		if q, ok := textQ[mt]; ok {
+			text = q
+		}
+	}
+	return jsonQ > 0 && jsonQ >= text
 }
 
 // A page is one scope as Handler shows it.

@@ -130,6 +130,30 @@ func TestHandler(t *testing.T) {
 		}
 	})
 
+	// An Accept header gets JSON when it names application/json with a
+	// quality above zero and no lower than text/plain's; otherwise text.
+	for _, tt := range []struct {
+		name, accept string
+		json         bool
+	}{
+		{name: "json", accept: "application/json", json: true},
+		{name: "json preferred", accept: "text/plain;q=0.5, Application/JSON", json: true},
+		{name: "json as good as text", accept: "application/json, text/plain", json: true},
+		{name: "json refused", accept: "application/json;q=0, text/plain"},
+		{name: "json refused alone", accept: "application/json;q=0"},
+		{name: "text preferred", accept: "text/plain, application/json;q=0.9"},
+		{name: "anything preferred", accept: "*/*;q=0.8, application/json;q=0.5"},
+		{name: "a browser", accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"},
+		{name: "another type", accept: "application/jsonx"},
+	} {
+		t.Run("accept: "+tt.name, func(t *testing.T) {
+			ct := serve(registry.Handler(registry.NewScope(nil)), http.MethodGet, "/", "Accept", tt.accept).Header.Get("Content-Type")
+			if got := ct == "application/json"; got != tt.json {
+				t.Errorf("Content-Type %q", ct)
+			}
+		})
+	}
+
 	// An Index lists every outermost scope made with it, a leaked one
 	// too, from NewScope until its Close completes.
 	t.Run("index", func(t *testing.T) {

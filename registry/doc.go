@@ -85,9 +85,9 @@
 // labels and prefix: close errors, leak reports, the ownership page and the
 // panic of a colliding MustRegister say whose each metric is.
 // [WithLeakReport] reports a scope dropped without Close while it still owns
-// registrations, with where it was made and a way to close it
-// ([Leak.Close]). [Handler] serves the tree of scopes and what each owns, of
-// one scope or of every scope made with [WithIndex].
+// registrations or series to delete, with where it was made and a way to
+// close it ([Leak.Close]). [Handler] serves the tree of scopes and what each
+// owns, of one scope or of every scope made with [WithIndex].
 //
 // # Limits
 //

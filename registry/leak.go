@@ -2,29 +2,36 @@ package registry
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/promscope/promscope/internal/describe"
 )
 
 // A Leak is what [WithLeakReport] reports of a scope that was dropped without
-// Close while it, or a scope nested in it, still owned registrations.
+// Close while it, or a scope nested in it, still owned registrations, or
+// series that its [Scope.DeleteOnClose] calls would delete.
 type Leak struct {
-	Scope   string   // the String of the leaked scope
-	Created string   // "import/path/of/package/file.go:123" of the call that made it ("main/file.go:123" in a command)
-	Metrics []string // what it still exposes, sorted: metric names, and "N unchecked collectors" for those that exposed nothing when asked
+	Scope   string // the String of the leaked scope
+	Created string // "import/path/of/package/file.go:123" of the call that made it ("main/file.go:123" in a command)
+	// Metrics is what the scope still exposes, sorted: metric names,
+	// "N unchecked collectors" for those that exposed nothing when asked,
+	// and name{label="value",...} for the series of vectors that Close
+	// would delete, with the labels given to DeleteOnClose.
+	Metrics []string
 
 	n *node
 }
 
 // String describes l for a log line.
 func (l Leak) String() string {
-	return fmt.Sprintf("registry: scope %q made at %s was dropped without Close; it still has %s registered",
+	return fmt.Sprintf("registry: scope %q made at %s was dropped without Close; it still exposes %s",
 		l.Scope, l.Created, strings.Join(l.Metrics, ", "))
 }
 
@@ -59,7 +66,7 @@ func reportLeak(n *node) {
 // what unchecked collectors collect now, and how many unchecked collectors
 // collect nothing.
 func (n *node) exposed() []string {
-	var names []string
+	names := n.undeleted()
 	quiet := 0
 	for _, r := range n.appendRecords(nil) {
 		if !r.unchecked() {
@@ -81,6 +88,70 @@ func (n *node) exposed() []string {
 		names = append(names, strconv.Itoa(quiet)+" unchecked collectors")
 	}
 	return names
+}
+
+// undeleted returns the series that the pending DeleteOnClose calls of n
+// and of the scopes nested in it would delete now, as name{labels}, with
+// the labels given to DeleteOnClose. A vector that is not a Collector, and
+// so cannot be asked, counts as holding such series.
+func (n *node) undeleted() []string {
+	var ds []*deletion
+	var nested []*node
+	n.mu.Lock()
+	for it := n.items.head; it != nil; it = it.next {
+		switch x := it.of.(type) {
+		case *deletion:
+			ds = append(ds, x)
+		case *node:
+			nested = append(nested, x)
+		}
+	}
+	n.mu.Unlock()
+	var out []string
+	for _, d := range ds {
+		sel := selector(d.labels)
+		for _, v := range d.vecs {
+			c, ok := v.(prometheus.Collector)
+			if !ok {
+				out = append(out, sel)
+				continue
+			}
+			for _, m := range describe.Collected(c) {
+				if has(m, d.labels) {
+					out = append(out, describe.Name(m.Desc())+sel)
+				}
+			}
+		}
+	}
+	for _, c := range nested {
+		out = append(out, c.undeleted()...)
+	}
+	return out
+}
+
+// selector formats labels as the braces of a series selector, sorted by
+// name.
+func selector(labels prometheus.Labels) string {
+	parts := make([]string, 0, len(labels))
+	for _, name := range slices.Sorted(maps.Keys(labels)) {
+		parts = append(parts, fmt.Sprintf("%s=%q", name, labels[name]))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// has reports whether m's labels include all of labels.
+func has(m prometheus.Metric, labels prometheus.Labels) bool {
+	var out dto.Metric
+	if m.Write(&out) != nil {
+		return false
+	}
+	found := 0
+	for _, lp := range out.GetLabel() {
+		if v, ok := labels[lp.GetName()]; ok && v == lp.GetValue() {
+			found++
+		}
+	}
+	return found == len(labels)
 }
 
 // collectedNames collects c and returns the names of its metrics.

@@ -83,7 +83,7 @@ func TestLeakReport(t *testing.T) {
 		if len(got) != 1 || got[0].Scope != `watcher{cluster="east"}` || got[0].Created != where || !slices.Equal(got[0].Metrics, want) {
 			t.Fatalf("reported %+v, want watcher made at %s with %q", got, where, want)
 		}
-		if s := got[0].String(); s != fmt.Sprintf(`registry: scope "watcher{cluster=\"east\"}" made at %s was dropped without Close; it still has %s registered`, where, strings.Join(want, ", ")) {
+		if s := got[0].String(); s != fmt.Sprintf(`registry: scope "watcher{cluster=\"east\"}" made at %s was dropped without Close; it still exposes %s`, where, strings.Join(want, ", ")) {
 			t.Errorf("String() = %s", s)
 		}
 		if more := ch.wait(1, 20); len(more) != 0 {
@@ -120,6 +120,38 @@ func TestLeakReport(t *testing.T) {
 		if got := ch.wait(1, 20); len(got) != 0 {
 			t.Errorf("reported %+v", got)
 		}
+	})
+
+	// A scope dropped with a DeleteOnClose pending is reported with the
+	// series it would delete, and so is the scope it is nested in; one
+	// whose series are gone already is not. Leak.Close deletes them.
+	t.Run("deletions pending", func(t *testing.T) {
+		ch := make(leaks, 4)
+		reg := prometheus.NewPedanticRegistry()
+		vec := promtest.CounterVec("requests_total", "link", "code")
+		reg.MustRegister(vec)
+		for _, link := range []string{"west", "east"} {
+			vec.WithLabelValues(link, "200").Inc()
+			vec.WithLabelValues(link, "500").Inc()
+		}
+		func() {
+			scope := registry.NewScope(reg, registry.WithName("links"), registry.WithLeakReport(ch.report))
+			scope.Child().DeleteOnClose(prometheus.Labels{"link": "west"}, vec)
+			registry.NewScope(reg, registry.WithLeakReport(ch.report)).DeleteOnClose(prometheus.Labels{"link": "north"}, vec)
+		}()
+		got := ch.wait(3, 20)
+		if len(got) != 2 {
+			t.Fatalf("reported %+v", got)
+		}
+		for _, leak := range got { // the outer scope and the one nested in it
+			if leak.Scope != "links" || strings.Join(leak.Metrics, ",") != `requests_total{link="west"}` {
+				t.Errorf("reported %+v", leak)
+			}
+		}
+		if err := got[0].Close(); err != nil {
+			t.Fatal(err)
+		}
+		promtest.Expose(t, reg, `requests_total{code="200",link="east"} 1`, `requests_total{code="500",link="east"} 1`)
 	})
 
 	// A nested scope dropped without Close is reported while the scope

@@ -29,7 +29,9 @@ import (
 // panic(nil) look like no panic at all: CloseOnError then ends it, as any
 // recover would.)
 //
-// Otherwise c is left alone. A nil c (or a nil pointer in c) does nothing.
+// Otherwise c is left alone, also when the function ends by runtime.Goexit
+// (t.FailNow in a test), which is neither an error nor a panic. A nil c (or
+// a nil pointer in c) does nothing.
 // CloseOnError panics if errp is nil: that is a programming error that would
 // otherwise lose the cleanup silently.
 func CloseOnError(errp *error, c io.Closer) {
@@ -70,9 +72,10 @@ type Stack struct {
 	late   error          // guarded by mu; errors of cleanups run after Close
 }
 
-// Push adds c.Close to the stack. A nil c is ignored. On a closed stack the
-// cleanup runs at once rather than being lost, and its error is returned by
-// the next Close.
+// Push adds c.Close to the stack. A nil c is ignored. A stack is closed from
+// the moment Close begins: a cleanup pushed then, even by a cleanup that
+// Close is running, runs at once rather than being lost, and its error is
+// returned by the next Close.
 func (s *Stack) Push(c io.Closer) {
 	if nilness.IsNil(c) {
 		return

@@ -40,9 +40,10 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // slot's parent, so that however often the component is recycled, the slot
 // leaves nothing in the parent once it is closed but, in a
 // prometheus.Registry, the one empty collector that an outermost scope
-// with unchecked collectors leaves there. An instance's scope is named after the build that
-// made it, 1 for the first: "watcher/3" is the third build of a slot named
-// watcher, in errors, leak reports and the ownership page.
+// with unchecked collectors leaves there. An instance's scope is named after
+// the build that made it, 1 for the first: "watcher/3" is the third build of
+// a slot named watcher (and "3" of a slot with no name), in errors, leak
+// reports and the ownership page.
 type Slot[T io.Closer] struct {
 	own *registry.Scope // the slot's scope on its parent; the instances' scopes are nested in it
 

@@ -62,8 +62,9 @@ func WithPrefix(prefix string) Option {
 // WithName names the scope in errors, leak reports and the ownership page
 // (see [Scope.String] and [Handler]). The name of a scope nested in another is
 // the outer scope's name, "/", then its own: "mirror/west"; a nested scope
-// without a name of its own has the outer scope's. The last WithName given
-// to one call wins.
+// without a name of its own has the outer scope's, and one nested in a scope
+// without a name has its own alone. The last WithName given to one call
+// wins.
 func WithName(name string) Option {
 	return optionFunc(func(o *options) { o.name = name })
 }

@@ -131,8 +131,10 @@ func (s *Scope) Child(opts ...Option) *Scope {
 }
 
 // String returns what names s in logs and reports: its name (see
-// [WithName]), then the constant labels its metrics carry, in braces, then
-// its prefix, if it has one. For example:
+// [WithName]), then the constant labels that s adds to its metrics (its own
+// and those of the scopes and wrappers it is nested in, not those of a
+// parent it registers into as it is), in braces, then its prefix, if it has
+// one. For example:
 //
 //	mirror/west{cluster="west"} prefix="mirror_"
 //

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -142,6 +143,25 @@ func TestCloseOnError(t *testing.T) {
 		}
 	})
 
+	// runtime.Goexit (t.FailNow) is neither an error nor a panic: c is
+	// kept.
+	t.Run("Goexit", func(t *testing.T) {
+		c := &promtest.Component{}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			func() (err error) {
+				defer lifecycle.CloseOnError(&err, c)
+				runtime.Goexit()
+				return nil
+			}()
+		}()
+		<-done
+		if c.Closes() != 0 {
+			t.Errorf("Close called %d times, want 0", c.Closes())
+		}
+	})
+
 	// CloseOnError panics with a lifecycle message when errp is nil, and
 	// closes nothing.
 	t.Run("nil error pointer", func(t *testing.T) {
@@ -229,6 +249,20 @@ func TestStack(t *testing.T) {
 			}
 		})
 	}
+
+	// A cleanup that a running cleanup pushes runs at once, and the next
+	// Close reports its error.
+	t.Run("Push during Close", func(t *testing.T) {
+		var s lifecycle.Stack
+		late := &promtest.Component{Err: errClose}
+		s.PushFunc(func() error { s.Push(late); return nil })
+		if err := s.Close(); err != nil || late.Closes() != 1 {
+			t.Fatalf("Close = %v, late cleanup ran %d times; want nil, 1", err, late.Closes())
+		}
+		if err := s.Close(); !errors.Is(err, errClose) {
+			t.Errorf("next Close = %v, want the late cleanup's error", err)
+		}
+	})
 
 	// Nil cleanups are ignored, before Close and after.
 	t.Run("nil cleanups", func(t *testing.T) {

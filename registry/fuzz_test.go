@@ -60,6 +60,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/multierr"
 
+	"github.com/promscope/promscope/internal/describe"
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
 )
@@ -1774,7 +1775,7 @@ func (w *world) outsider(in *input, register bool) {
 			w.fail("the registry returned %v, want an AlreadyRegisteredError", err)
 		}
 		if !outsiderExisting(e)(are.ExistingCollector) {
-			w.fail("the registry's ExistingCollector is %T %v, want %s (rule 6)", are.ExistingCollector, are.ExistingCollector, e.describe())
+			w.fail("the registry's ExistingCollector is %s, want %s (rule 6)", shown(are.ExistingCollector), e.describe())
 		}
 	default:
 		var are prometheus.AlreadyRegisteredError
@@ -1930,13 +1931,51 @@ func mismatch(err error, want outcome, o *object, passed prometheus.Collector) s
 			return "want an AlreadyRegisteredError (rule 2)"
 		}
 		if !want.existing(are.ExistingCollector) {
-			return fmt.Sprintf("ExistingCollector is %T %v, not the collector its owner registered (rule 3)", are.ExistingCollector, are.ExistingCollector)
+			return fmt.Sprintf("ExistingCollector is %s, not the collector its owner registered (rule 3)", shown(are.ExistingCollector))
 		}
-		if o == nil || !reflect.DeepEqual(are.NewCollector, passed) {
-			return fmt.Sprintf("NewCollector is %T %v, want the collector registered (rule 3)", are.NewCollector, are.NewCollector)
+		if o == nil || !isPassed(are.NewCollector, passed, o) {
+			return fmt.Sprintf("NewCollector is %s, want the collector registered (rule 3)", shown(are.NewCollector))
 		}
 	}
 	return ""
+}
+
+// isPassed reports whether got is passed, the collector of o that was given
+// to the parent (through wrappers, as they pass it on). reflect.DeepEqual
+// says so for most; it calls no two non-nil functions equal, so for a value
+// that holds one, got must be of passed's type, describe what passed
+// describes, and stand for o once a registry has unwrapped it.
+func isPassed(got, passed prometheus.Collector, o *object) bool {
+	if reflect.DeepEqual(got, passed) {
+		return true
+	}
+	if reflect.TypeOf(got) != reflect.TypeOf(passed) || !slices.Equal(descStrings(got), descStrings(passed)) {
+		return false
+	}
+	r := prometheus.NewRegistry()
+	if r.Register(got) != nil {
+		return false
+	}
+	are, ok := r.Register(got).(prometheus.AlreadyRegisteredError) //nolint:errorlint // a registry returns it as it is
+	return ok && o.same(are.ExistingCollector)
+}
+
+// descStrings returns what c describes, as strings.
+func descStrings(c prometheus.Collector) []string {
+	var out []string
+	for _, d := range describe.Descs(c) {
+		out = append(out, d.String())
+	}
+	return out
+}
+
+// shown names c in a failure message: its type and what it describes.
+// (A value that holds itself cannot be printed with %v.)
+func shown(c prometheus.Collector) string {
+	if c == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%T describing %q", c, descStrings(c))
 }
 
 // checkPanic checks MustRegister's panic (rule 4). named: the scope's own

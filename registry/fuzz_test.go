@@ -899,7 +899,7 @@ func outsiderExisting(e *entry) func(prometheus.Collector) bool {
 		}
 		// Rule 6: the collector as the scope's user registered it,
 		// through the wrappers it came through.
-		return got != nil && reflect.DeepEqual(got, passedThrough(e.by.base.get(), e.by.chain)) && strings.Contains(s, e.by.scope.path)
+		return got != nil && isPassed(got, passedThrough(e.by.base.get(), e.by.chain), e.by.base) && strings.Contains(s, e.by.scope.path)
 	}
 }
 
@@ -1940,11 +1940,12 @@ func mismatch(err error, want outcome, o *object, passed prometheus.Collector) s
 	return ""
 }
 
-// isPassed reports whether got is passed, the collector of o that was given
-// to the parent (through wrappers, as they pass it on). reflect.DeepEqual
-// says so for most; it calls no two non-nil functions equal, so for a value
-// that holds one, got must be of passed's type, describe what passed
-// describes, and stand for o once a registry has unwrapped it.
+// isPassed reports whether got is o as passed shows it: o's collector as
+// given to the parent (through wrappers, as they pass it on).
+// reflect.DeepEqual says so for most; it calls no two non-nil functions
+// equal, so for a value that holds one, got must be of passed's type,
+// describe what passed describes, and stand for o once a registry has
+// unwrapped it.
 func isPassed(got, passed prometheus.Collector, o *object) bool {
 	if reflect.DeepEqual(got, passed) {
 		return true

@@ -1,11 +1,10 @@
 package metricleak
 
-import "golang.org/x/tools/go/ssa"
-
-// SetTestHook makes h run before each step of the analysis of a function,
-// with the function's name, until the returned function restores the
-// analyzer.
-func SetTestHook(h func(name string)) (restore func()) {
-	testHook = func(fn *ssa.Function) { h(fn.Name()) }
+// SetTestHook makes h run before the SSA of a package is built, with
+// "package " and its path, and before each step of the analysis of a
+// function, with the function's name, until the returned function restores
+// the analyzer.
+func SetTestHook(h func(step string)) (restore func()) {
+	testHook = h
 	return func() { testHook = nil }
 }

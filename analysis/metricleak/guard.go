@@ -11,10 +11,12 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// testHook, when a test sets it, is called before each step of the
-// analysis of a function; the tests make it panic to check that a panic
-// costs one function, not the run.
-var testHook func(fn *ssa.Function)
+// testHook, when a test sets it, is called before the SSA of a package is
+// built, with "package " and its path, and before each step of the
+// analysis of a function, with the function's name; the tests make it
+// panic to check that a panic costs one package or one function, not the
+// run.
+var testHook func(step string)
 
 // guard runs one step of the analysis of fn. If it panics, guard reports
 // the function as an internal error, once, and the analysis goes on with
@@ -36,7 +38,7 @@ func (c *checker) guard(fn *ssa.Function, step func()) {
 		})
 	}()
 	if testHook != nil {
-		testHook(fn)
+		testHook(fn.Name())
 	}
 	step()
 }

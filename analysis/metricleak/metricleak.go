@@ -2,7 +2,9 @@ package metricleak
 
 import (
 	_ "embed"
+	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -61,7 +63,10 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 	if pass.Pkg.Name() == "main" && !cfg.commands {
 		return nil, nil
 	}
-	pkg, funcs := buildSSA(pass)
+	pkg, funcs, ok := buildSSA(pass)
+	if !ok {
+		return nil, nil
+	}
 	c := &checker{
 		pass:      pass,
 		pkg:       pkg,
@@ -90,15 +95,34 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 // result a driver keeps until the whole run ends: built here, it is garbage
 // once run returns, so only the packages being analysed at the time hold
 // SSA (one per process under go vet).
-func buildSSA(pass *analysis.Pass) (*ssa.Package, []*ssa.Function) {
+//
+// If building panics, as x/tools' SSA builder does on syntax newer than it
+// knows, buildSSA reports the package as an internal error and returns ok
+// false: the package is skipped, without facts, and the run goes on.
+func buildSSA(pass *analysis.Pass) (pkg *ssa.Package, funcs []*ssa.Function, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			var pos token.Pos
+			if len(pass.Files) > 0 {
+				pos = pass.Files[0].Package
+			}
+			pass.Report(analysis.Diagnostic{
+				Pos:     pos,
+				Message: fmt.Sprintf("internal error: metricleak could not build package %s and skipped it: %v%s", pass.Pkg.Path(), p, panicSite()),
+			})
+			pkg, funcs, ok = nil, nil, false
+		}
+	}()
+	if testHook != nil {
+		testHook("package " + pass.Pkg.Path())
+	}
 	prog := ssa.NewProgram(pass.Fset, 0)
 	prog.SetNoReturn(pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs).NoReturn)
 	for _, imp := range pass.Pkg.Imports() {
 		prog.CreatePackage(imp, nil, nil, true)
 	}
-	pkg := prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
+	pkg = prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
 	pkg.Build()
-	var funcs []*ssa.Function
 	var add func(fn *ssa.Function)
 	add = func(fn *ssa.Function) {
 		funcs = append(funcs, fn)
@@ -117,7 +141,7 @@ func buildSSA(pass *analysis.Pass) (*ssa.Package, []*ssa.Function) {
 			}
 		}
 	}
-	return pkg, funcs
+	return pkg, funcs, true
 }
 
 // A checker holds what one pass learns about the package's functions.

@@ -111,15 +111,18 @@ func checkRelated(t *testing.T, results []*analysistest.Result) {
 
 // TestPanic checks that a panic while analysing one function is reported
 // as an internal error naming it, and that the other functions are still
-// checked; the package also holds the shape that once panicked.
+// checked (the package also holds the shape that once panicked); and that
+// a panic while building a package's SSA is reported as an internal error
+// naming the package, which is skipped, while the packages it imports are
+// still analysed.
 func TestPanic(t *testing.T) {
-	restore := metricleak.SetTestHook(func(name string) {
-		if name == "Explode" {
+	restore := metricleak.SetTestHook(func(step string) {
+		if step == "Explode" || step == "package unbuildable" {
 			panic("boom")
 		}
 	})
 	defer restore()
-	analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, "crash")
+	analysistest.Run(t, analysistest.TestData(), metricleak.Analyzer, "crash", "unbuildable")
 }
 
 // TestCommands checks that a package main is checked only with -commands.

@@ -64,6 +64,9 @@ func TestAnalyzer(t *testing.T) {
 		// A collector that describes nothing cannot be unregistered: the
 		// report says to register it later, with no fix.
 		{"unchecked", "unchecked"},
+		// Code in the Go 1.27 language is analysed (with Go 1.27; with an
+		// older Go the package has no code).
+		{"go1.27", "go127"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			results := analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), metricleak.Analyzer, tt.pkg)

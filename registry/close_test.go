@@ -171,6 +171,8 @@ func TestClose(t *testing.T) {
 		{name: "a number", register: "NaN", give: func(o odd) odd { o.nan = 0; return o }},
 		{name: "equal value holding itself", register: "itself", give: func(odd) odd { return odds(g)["itself"] }, same: true},
 		{name: "value holding another", register: "itself", give: func(o odd) odd { o.self = []any{odd{Gauge: g}}; return o }},
+		{name: "equal value holding itself in a map", register: "itself in a map", give: func(odd) odd { return odds(g)["itself in a map"] }, same: true},
+		{name: "value holding another in a map", register: "itself in a map", give: func(o odd) odd { o.index = map[string]any{"self": odd{Gauge: g}}; return o }},
 	} {
 		t.Run("outsider's value: "+tt.name, func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()

@@ -63,6 +63,12 @@ func newForgetfulWatcher(reg prometheus.Registerer, opts ...registry.Option) (st
 	return where, errStoryUnreachable
 }
 
+// blindDeleter is a Deleter that is no Collector: nobody can ask it what
+// series it holds. It counts its deletions.
+type blindDeleter struct{ deletes int }
+
+func (b *blindDeleter) DeletePartialMatch(prometheus.Labels) int { b.deletes++; return 0 }
+
 // quiet is an unchecked collector that collects nothing.
 type quiet struct{ n int }
 
@@ -134,15 +140,25 @@ func TestLeakReport(t *testing.T) {
 			vec.WithLabelValues(link, "200").Inc()
 			vec.WithLabelValues(link, "500").Inc()
 		}
+		var blind blindDeleter
 		func() {
 			scope := registry.NewScope(reg, registry.WithName("links"), registry.WithLeakReport(ch.report))
 			scope.Child().DeleteOnClose(prometheus.Labels{"link": "west"}, vec)
 			registry.NewScope(reg, registry.WithLeakReport(ch.report)).DeleteOnClose(prometheus.Labels{"link": "north"}, vec)
+			registry.NewScope(reg, registry.WithName("blind"), registry.WithLeakReport(ch.report)).DeleteOnClose(prometheus.Labels{"link": "south"}, &blind)
 		}()
-		got := ch.wait(3, 20)
-		if len(got) != 2 {
+		got := ch.wait(4, 20)
+		if len(got) != 3 {
 			t.Fatalf("reported %+v", got)
 		}
+		// A vector that cannot be asked counts as holding such series.
+		if got[0].Scope != "blind" || strings.Join(got[0].Metrics, ",") != `{link="south"}` {
+			t.Errorf("reported %+v", got[0])
+		}
+		if err := got[0].Close(); err != nil || blind.deletes != 1 {
+			t.Errorf("Leak.Close = %v, %d deletions, want nil, 1", err, blind.deletes)
+		}
+		got = got[1:]
 		for _, leak := range got { // the outer scope and the one nested in it
 			if leak.Scope != "links" || strings.Join(leak.Metrics, ",") != `requests_total{link="west"}` {
 				t.Errorf("reported %+v", leak)

@@ -196,12 +196,13 @@ func (valued) Collect(chan<- prometheus.Metric) {}
 
 // odd is a checked collector of a non-pointer type whose values == cannot
 // compare as the Words of docs/GUARANTEES.md do: one may hold a function, a
-// NaN, or itself.
+// NaN, or itself (through a slice or a map).
 type odd struct {
 	prometheus.Gauge
-	read func() float64
-	nan  float64
-	self []any
+	read  func() float64
+	nan   float64
+	self  []any
+	index map[string]any
 }
 
 // odds returns the odd values of g that the tests register: each kind of
@@ -211,10 +212,13 @@ func odds(g prometheus.Gauge) map[string]odd {
 	v := new(float64) // captured: each call's function is a closure of its own
 	itself := odd{Gauge: g, self: make([]any, 1)}
 	itself.self[0] = itself
+	indexed := odd{Gauge: g, index: map[string]any{}}
+	indexed.index["self"] = indexed
 	return map[string]odd{
-		"function": {Gauge: g, read: func() float64 { return *v }},
-		"NaN":      {Gauge: g, nan: math.NaN()},
-		"itself":   itself,
+		"function":        {Gauge: g, read: func() float64 { return *v }},
+		"NaN":             {Gauge: g, nan: math.NaN()},
+		"itself":          itself,
+		"itself in a map": indexed,
 	}
 }
 

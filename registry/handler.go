@@ -172,7 +172,7 @@ type page struct {
 
 // page copies what n owns under its lock, then describes the copy.
 func (n *node) page() page {
-	rs, nested := n.entries()
+	rs, nested, _ := n.entries()
 	p := page{Scope: n.str, line: scopeString(escape(n.name), n.view), Created: n.created, State: n.state(), Collectors: len(rs), Metrics: []string{}, Scopes: []page{}}
 	for _, r := range rs {
 		if r.unchecked() {

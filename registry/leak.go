@@ -95,18 +95,7 @@ func (n *node) exposed() []string {
 // the labels given to DeleteOnClose. A vector that is not a Collector, and
 // so cannot be asked, counts as holding such series.
 func (n *node) undeleted() []string {
-	var ds []*deletion
-	var nested []*node
-	n.mu.Lock()
-	for it := n.items.head; it != nil; it = it.next {
-		switch x := it.of.(type) {
-		case *deletion:
-			ds = append(ds, x)
-		case *node:
-			nested = append(nested, x)
-		}
-	}
-	n.mu.Unlock()
+	_, nested, ds := n.entries()
 	var out []string
 	for _, d := range ds {
 		sel := selector(d.labels)

@@ -222,9 +222,9 @@ func (n *node) stale(r *record) []*record {
 	return out
 }
 
-// entries returns n's registrations and the scopes nested in n, each
-// oldest first, as they are now.
-func (n *node) entries() (rs []*record, nested []*node) {
+// entries returns n's registrations, the scopes nested in n and its
+// pending DeleteOnClose calls, each oldest first, as they are now.
+func (n *node) entries() (rs []*record, nested []*node, ds []*deletion) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for it := n.items.head; it != nil; it = it.next {
@@ -233,15 +233,17 @@ func (n *node) entries() (rs []*record, nested []*node) {
 			rs = append(rs, x)
 		case *node:
 			nested = append(nested, x)
+		case *deletion:
+			ds = append(ds, x)
 		}
 	}
-	return rs, nested
+	return rs, nested, ds
 }
 
 // appendRecords appends the records of n and of the scopes nested in it to
 // out, each scope's oldest first.
 func (n *node) appendRecords(out []*record) []*record {
-	rs, nested := n.entries()
+	rs, nested, _ := n.entries()
 	out = append(out, rs...)
 	for _, c := range nested {
 		out = c.appendRecords(out)
@@ -252,7 +254,7 @@ func (n *node) appendRecords(out []*record) []*record {
 // records returns how many registrations n and the scopes nested in it
 // hold.
 func (n *node) records() int {
-	rs, nested := n.entries()
+	rs, nested, _ := n.entries()
 	count := len(rs)
 	for _, c := range nested {
 		count += c.records()

@@ -173,6 +173,8 @@ func TestClose(t *testing.T) {
 		{name: "value holding another", register: "itself", give: func(o odd) odd { o.self = []any{odd{Gauge: g}}; return o }},
 		{name: "equal value holding itself in a map", register: "itself in a map", give: func(odd) odd { return odds(g)["itself in a map"] }, same: true},
 		{name: "value holding another in a map", register: "itself in a map", give: func(o odd) odd { o.index = map[string]any{"self": odd{Gauge: g}}; return o }},
+		{name: "equal windows on another array", register: "windows", give: func(odd) odd { return odds(g)["windows"] }, same: true},
+		{name: "other windows on another array", register: "windows", give: func(o odd) odd { u := []any{1, 999}; o.self, o.window = u[:1], u[:2]; return o }},
 	} {
 		t.Run("outsider's value: "+tt.name, func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()

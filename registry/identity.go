@@ -110,21 +110,31 @@ func sameCollector(a, b prometheus.Collector) bool {
 // slices and maps, and a pair met again is taken to be equal (had it been
 // found unequal, the walk would have ended there), which ends the walk of
 // a value that holds itself.
-type walk struct{ seen []visit }
+type walk struct{ seen map[visit]struct{} }
 
+// A visit is a pair of slices or maps: a slice by its first element and
+// its length, since two slices of one array may differ in length; a map by
+// itself.
 type visit struct {
 	t    reflect.Type
 	a, b uintptr
+	n    int
 }
 
 // enter reports whether the slices or maps a and b are being compared
 // already, and remembers them if not.
 func (w *walk) enter(a, b reflect.Value) bool {
-	v := visit{a.Type(), a.Pointer(), b.Pointer()}
-	if slices.Contains(w.seen, v) {
+	v := visit{t: a.Type(), a: a.Pointer(), b: b.Pointer()}
+	if a.Kind() == reflect.Slice {
+		v.n = a.Len()
+	}
+	if _, ok := w.seen[v]; ok {
 		return true
 	}
-	w.seen = append(w.seen, v)
+	if w.seen == nil {
+		w.seen = map[visit]struct{}{}
+	}
+	w.seen[v] = struct{}{}
 	return false
 }
 

@@ -196,13 +196,14 @@ func (valued) Collect(chan<- prometheus.Metric) {}
 
 // odd is a checked collector of a non-pointer type whose values == cannot
 // compare as the Words of docs/GUARANTEES.md do: one may hold a function, a
-// NaN, or itself (through a slice or a map).
+// NaN, or itself (through a slice or a map); or two slices of one array.
 type odd struct {
 	prometheus.Gauge
-	read  func() float64
-	nan   float64
-	self  []any
-	index map[string]any
+	read   func() float64
+	nan    float64
+	self   []any
+	index  map[string]any
+	window []any
 }
 
 // odds returns the odd values of g that the tests register: each kind of
@@ -214,11 +215,13 @@ func odds(g prometheus.Gauge) map[string]odd {
 	itself.self[0] = itself
 	indexed := odd{Gauge: g, index: map[string]any{}}
 	indexed.index["self"] = indexed
+	array := []any{1, 2}
 	return map[string]odd{
 		"function":        {Gauge: g, read: func() float64 { return *v }},
 		"NaN":             {Gauge: g, nan: math.NaN()},
 		"itself":          itself,
 		"itself in a map": indexed,
+		"windows":         {Gauge: g, self: array[:1], window: array[:2]},
 	}
 }
 

@@ -16,14 +16,18 @@ import (
 
 // A Leak is what [WithLeakReport] reports of a scope that was dropped without
 // Close while it, or a scope nested in it, still owned registrations, or
-// series that its [Scope.DeleteOnClose] calls would delete.
+// had a [Scope.DeleteOnClose] pending whose vectors still hold series with
+// its labels.
 type Leak struct {
 	Scope   string // the String of the leaked scope
 	Created string // "import/path/of/package/file.go:123" of the call that made it ("main/file.go:123" in a command)
 	// Metrics is what the scope still exposes, sorted: metric names,
 	// "N unchecked collectors" for those that exposed nothing when asked,
-	// and name{label="value",...} for the series of vectors that Close
-	// would delete, with the labels given to DeleteOnClose.
+	// and name{label="value",...} with the labels given to DeleteOnClose
+	// for the series of its vectors that carry them. Close deletes those
+	// with DeletePartialMatch, which matches only the variable labels
+	// that a vector was not curried with: a constant or curried label
+	// names series that no Close deletes.
 	Metrics []string
 
 	n *node
@@ -90,10 +94,10 @@ func (n *node) exposed() []string {
 	return names
 }
 
-// undeleted returns the series that the pending DeleteOnClose calls of n
-// and of the scopes nested in it would delete now, as name{labels}, with
-// the labels given to DeleteOnClose. A vector that is not a Collector, and
-// so cannot be asked, counts as holding such series.
+// undeleted returns, for each pending DeleteOnClose of n and of the scopes
+// nested in it, the series of its vectors that carry its labels, as
+// name{labels} with the labels given to DeleteOnClose. A vector that is not
+// a Collector, and so cannot be asked, counts as holding such series.
 func (n *node) undeleted() []string {
 	_, nested, ds := n.entries()
 	var out []string

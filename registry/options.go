@@ -72,9 +72,9 @@ func WithName(name string) Option {
 // WithLeakReport makes the scope, and every scope nested in it, report itself
 // if it is dropped without Close: when the handle NewScope returned becomes
 // unreachable while the scope, or a scope nested in it, still owns
-// registrations, or series that [Scope.DeleteOnClose] would delete, report
-// is called once, from a runtime cleanup, with what it left behind (see
-// [Leak]). A nested scope is reported whether or not the scope around it is
+// registrations, or has a [Scope.DeleteOnClose] pending whose vectors still
+// hold series with its labels, report is called once, from a runtime
+// cleanup, with what it left behind (see [Leak]). A nested scope is reported whether or not the scope around it is
 // still open; the outer scope still closes it. report must not block, and
 // must not refer to the scope.
 //

@@ -125,18 +125,20 @@ func Handler(x Scopes) http.Handler {
 // wantsJSON reports whether the Accept header values ask for
 // application/json, named as such, with a quality above zero and no lower
 // than the quality they give text/plain (by its name, text/*, or */*, and
-// 0 when none of these is listed).
+// 0 when none of these is listed). A media range that does not parse, or
+// whose quality is not a qvalue of RFC 9110 (0 to 1, at most three
+// decimals), is ignored.
 func wantsJSON(accept []string) bool {
 	jsonQ, textQ := 0.0, map[string]float64{}
 	for _, v := range accept {
-		for part := range strings.SplitSeq(v, ",") {
+		for _, part := range mediaRanges(v) {
 			mt, params, err := mime.ParseMediaType(part)
 			if err != nil {
 				continue
 			}
 			q := 1.0
 			if s, ok := params["q"]; ok {
-				if q, err = strconv.ParseFloat(s, 64); err != nil {
+				if q, ok = qvalue(s); !ok {
 					continue
 				}
 			}
@@ -155,6 +157,42 @@ func wantsJSON(accept []string) bool {
 		}
 	}
 	return jsonQ > 0 && jsonQ >= text
+}
+
+// mediaRanges splits an Accept header value at the commas that are not in a
+// quoted string.
+func mediaRanges(v string) []string {
+	var out []string
+	quoted, escaped, start := false, false, 0
+	for i := range len(v) {
+		switch c := v[i]; {
+		case escaped:
+			escaped = false
+		case quoted && c == '\\':
+			escaped = true
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			out = append(out, v[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, v[start:])
+}
+
+// qvalue parses a quality: "0" or "1", optionally followed by a dot and up
+// to three digits (only zeros after a 1).
+func qvalue(s string) (float64, bool) {
+	whole, frac, _ := strings.Cut(s, ".")
+	ok := len(frac) <= 3 && (whole == "0" || whole == "1" && strings.Trim(frac, "0") == "")
+	for _, c := range frac {
+		ok = ok && c >= '0' && c <= '9'
+	}
+	if !ok {
+		return 0, false
+	}
+	q, err := strconv.ParseFloat(s, 64)
+	return q, err == nil
 }
 
 // A page is one scope as Handler shows it.

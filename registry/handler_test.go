@@ -145,6 +145,12 @@ func TestHandler(t *testing.T) {
 		{name: "anything preferred", accept: "*/*;q=0.8, application/json;q=0.5"},
 		{name: "a browser", accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"},
 		{name: "another type", accept: "application/jsonx"},
+		{name: "a bad quality of text ignored", accept: "text/plain;q=NaN, application/json;q=0.5", json: true},
+		{name: "a quality above 1 ignored", accept: "application/json;q=2"},
+		{name: "a quality in hex ignored", accept: "application/json;q=0x1p-1"},
+		{name: "too many decimals ignored", accept: "application/json;q=0.0001, text/plain;q=0"},
+		{name: "the smallest quality", accept: "application/json;q=0.001, text/plain;q=0", json: true},
+		{name: "a comma in a quoted parameter", accept: `application/json;profile="a,b", text/plain;q=0.5`, json: true},
 	} {
 		t.Run("accept: "+tt.name, func(t *testing.T) {
 			ct := serve(registry.Handler(registry.NewScope(nil)), http.MethodGet, "/", "Accept", tt.accept).Header.Get("Content-Type")

@@ -1,5 +1,7 @@
 # Targets for local work; .ci/run runs the same checks on a clean machine.
 GOLANGCI_LINT ?= go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+# Go 1.27's gofmt: the analyzer's testdata holds Go 1.27 syntax.
+GOFMT ?= $(shell GOTOOLCHAIN=go1.27.3 go env GOROOT)/bin/gofmt
 BENCH_COUNT ?= 8
 BENCHSTAT ?= go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME ?= 60s
@@ -13,7 +15,7 @@ test:
 	cd analysis && go test -race ./...
 
 lint:
-	test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
+	test -z "$$($(GOFMT) -l .)" || ($(GOFMT) -l . && exit 1)
 	go vet ./...
 	go mod tidy -diff
 	$(GOLANGCI_LINT) run ./...

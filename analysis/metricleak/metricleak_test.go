@@ -116,8 +116,8 @@ func checkRelated(t *testing.T, results []*analysistest.Result) {
 // as an internal error naming it, and that the other functions are still
 // checked (the package also holds the shape that once panicked); and that
 // a panic while building a package's SSA is reported as an internal error
-// naming the package, which is skipped, while the packages it imports are
-// still analysed.
+// naming the package, which is skipped, while the run goes on (crash, in
+// the same run, still gets its reports).
 func TestPanic(t *testing.T) {
 	restore := metricleak.SetTestHook(func(step string) {
 		if step == "Explode" || step == "package unbuildable" {

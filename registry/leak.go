@@ -2,7 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -125,11 +124,9 @@ func (n *node) undeleted() []string {
 // selector formats labels as the braces of a series selector, sorted by
 // name.
 func selector(labels prometheus.Labels) string {
-	parts := make([]string, 0, len(labels))
-	for _, name := range slices.Sorted(maps.Keys(labels)) {
-		parts = append(parts, fmt.Sprintf("%s=%q", name, labels[name]))
-	}
-	return "{" + strings.Join(parts, ",") + "}"
+	var b strings.Builder
+	writeLabels(&b, sortedPairs(labels))
+	return b.String()
 }
 
 // has reports whether m's labels include all of labels.

@@ -55,9 +55,7 @@ func newView(up *view, o options) *view {
 		}
 		maps.Copy(v.labels, o.labels)
 	}
-	for _, name := range slices.Sorted(maps.Keys(v.labels)) {
-		v.sorted = append(v.sorted, labelPair{name, v.labels[name]})
-	}
+	v.sorted = sortedPairs(v.labels)
 	v.wrap = prometheus.Registerer(capture{})
 	if len(v.labels) > 0 {
 		v.wrap = prometheus.WrapRegistererWith(v.labels, v.wrap)
@@ -203,6 +201,28 @@ func (v *view) addLabels(own []*dto.LabelPair) []*dto.LabelPair {
 
 func compareLabels(a, b *dto.LabelPair) int { return cmp.Compare(a.GetName(), b.GetName()) }
 
+// sortedPairs returns labels as pairs sorted by name.
+func sortedPairs(labels prometheus.Labels) []labelPair {
+	var out []labelPair
+	for _, name := range slices.Sorted(maps.Keys(labels)) {
+		out = append(out, labelPair{name, labels[name]})
+	}
+	return out
+}
+
+// writeLabels writes pairs in braces, as a series selector has them:
+// {name="value",...}, each name escaped (see escape) and each value quoted.
+func writeLabels(b *strings.Builder, pairs []labelPair) {
+	b.WriteByte('{')
+	for i, p := range pairs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(b, "%s=%q", escape(p.name), p.value)
+	}
+	b.WriteByte('}')
+}
+
 // scopeString is what Scope.String returns for a scope named name with view
 // v.
 func scopeString(name string, v *view) string {
@@ -212,14 +232,7 @@ func scopeString(name string, v *view) string {
 	var b strings.Builder
 	b.WriteString(name)
 	if len(v.sorted) > 0 {
-		b.WriteByte('{')
-		for i, p := range v.sorted {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, "%s=%q", escape(p.name), p.value)
-		}
-		b.WriteByte('}')
+		writeLabels(&b, v.sorted)
 	}
 	if v.prefix != "" {
 		if b.Len() > 0 {

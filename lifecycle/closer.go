@@ -31,9 +31,8 @@ import (
 //
 // Otherwise c is left alone, also when the function ends by runtime.Goexit
 // (t.FailNow in a test), which is neither an error nor a panic. A nil c (or
-// a nil pointer in c) does nothing.
-// CloseOnError panics if errp is nil: that is a programming error that would
-// otherwise lose the cleanup silently.
+// a nil pointer in c) does nothing. CloseOnError panics if errp is nil: that
+// is a programming error that would otherwise lose the cleanup silently.
 func CloseOnError(errp *error, c io.Closer) {
 	if errp == nil {
 		panic("lifecycle: CloseOnError needs a non-nil error pointer")

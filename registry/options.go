@@ -74,9 +74,9 @@ func WithName(name string) Option {
 // unreachable while the scope, or a scope nested in it, still owns
 // registrations, or has a [Scope.DeleteOnClose] pending whose vectors still
 // hold series with its labels, report is called once, from a runtime
-// cleanup, with what it left behind (see [Leak]). A nested scope is reported whether or not the scope around it is
-// still open; the outer scope still closes it. report must not block, and
-// must not refer to the scope.
+// cleanup, with what it left behind (see [Leak]). A nested scope is reported
+// whether or not the scope around it is still open; the outer scope still
+// closes it. report must not block, and must not refer to the scope.
 //
 // Without this option nothing is tracked and nothing costs; with it, each
 // scope records where it was made (one runtime.Callers) and adds a runtime

@@ -63,12 +63,6 @@ func newForgetfulWatcher(reg prometheus.Registerer, opts ...registry.Option) (st
 	return where, errStoryUnreachable
 }
 
-// blindDeleter is a Deleter that is no Collector: nobody can ask it what
-// series it holds. It counts its deletions.
-type blindDeleter struct{ deletes int }
-
-func (b *blindDeleter) DeletePartialMatch(prometheus.Labels) int { b.deletes++; return 0 }
-
 // quiet is an unchecked collector that collects nothing.
 type quiet struct{ n int }
 
@@ -140,12 +134,14 @@ func TestLeakReport(t *testing.T) {
 			vec.WithLabelValues(link, "200").Inc()
 			vec.WithLabelValues(link, "500").Inc()
 		}
-		var blind blindDeleter
+		// A deleteLogger is a Deleter and no Collector: it cannot be asked
+		// what series it holds.
+		log := promtest.NewParent(nil)
 		func() {
 			scope := registry.NewScope(reg, registry.WithName("links"), registry.WithLeakReport(ch.report))
 			scope.Child().DeleteOnClose(prometheus.Labels{"link": "west"}, vec)
 			registry.NewScope(reg, registry.WithLeakReport(ch.report)).DeleteOnClose(prometheus.Labels{"link": "north"}, vec)
-			registry.NewScope(reg, registry.WithName("blind"), registry.WithLeakReport(ch.report)).DeleteOnClose(prometheus.Labels{"link": "south"}, &blind)
+			registry.NewScope(reg, registry.WithName("blind"), registry.WithLeakReport(ch.report)).DeleteOnClose(prometheus.Labels{"link": "south"}, deleteLogger{vec, log})
 		}()
 		got := ch.wait(4, 20)
 		if len(got) != 3 {
@@ -155,8 +151,8 @@ func TestLeakReport(t *testing.T) {
 		if got[0].Scope != "blind" || strings.Join(got[0].Metrics, ",") != `{link="south"}` {
 			t.Errorf("reported %+v", got[0])
 		}
-		if err := got[0].Close(); err != nil || blind.deletes != 1 {
-			t.Errorf("Leak.Close = %v, %d deletions, want nil, 1", err, blind.deletes)
+		if err := got[0].Close(); err != nil || !slices.Equal(log.Log(), []string{"delete link=south: 0"}) {
+			t.Errorf("Leak.Close = %v, log %q, want nil and one deletion", err, log.Log())
 		}
 		got = got[1:]
 		for _, leak := range got { // the outer scope and the one nested in it

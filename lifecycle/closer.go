@@ -24,8 +24,9 @@ import (
 // colliding MustRegister, promauto) would otherwise leave its metrics for
 // the next attempt to collide with. CloseOnError sees the panic only when it
 // is itself the deferred call, as above, not when a deferred function calls
-// it. If Close panics too, its panic is appended to *errp as an error, and
-// the first panic goes on. (A program run with GODEBUG=panicnil=1 makes a
+// it. If Close panics too, its panic is appended to *errp as an error
+// (wrapping the value if it is an error), and the first panic goes on;
+// outside a panic, a panic of Close's goes on like any other. (A program run with GODEBUG=panicnil=1 makes a
 // panic(nil) look like no panic at all: CloseOnError then ends it, as any
 // recover would.)
 //
@@ -54,7 +55,11 @@ func CloseOnError(errp *error, c io.Closer) {
 // panic of Close's becomes an error, so that the first panic goes on.
 func closeDuringPanic(c io.Closer) (err error) {
 	defer func() {
-		if v := recover(); v != nil {
+		switch v := recover().(type) {
+		case nil:
+		case error:
+			err = fmt.Errorf("lifecycle: Close panicked: %w", v)
+		default:
 			err = fmt.Errorf("lifecycle: Close panicked: %v", v)
 		}
 	}()
@@ -105,7 +110,8 @@ func (s *Stack) PushFunc(f func() error) {
 // their errors combined. Like deferred calls, the remaining cleanups still
 // run when one panics, and the panic goes on once they have. A second Close
 // runs nothing and returns nil (or the errors of cleanups pushed, and so run,
-// after the first).
+// after the first); it does not wait for the first, so that a cleanup can
+// close its own stack.
 func (s *Stack) Close() error {
 	s.mu.Lock()
 	fns, late := s.fns, s.late

@@ -100,24 +100,53 @@ func TestCloseOnError(t *testing.T) {
 		}
 	})
 
-	// A Close that panics as well does not replace the function's panic:
-	// its panic becomes an error on *errp.
-	t.Run("Close panics during a panic", func(t *testing.T) {
-		var recovered any
-		err := func() (err error) {
-			defer func() {
-				if recovered = recover(); recovered != nil {
-					err = multierr.Append(err, errConnect)
-				}
+	closePanics := []struct {
+		name  string
+		value any
+		is    error // what errors.Is must find in the error the panic becomes
+	}{
+		{name: "with a string", value: "close: boom"},
+		{name: "with an error", value: errClose, is: errClose},
+	}
+	for _, tt := range closePanics {
+		// A Close that panics as well does not replace the function's
+		// panic: its panic becomes an error on *errp, which wraps the
+		// value if that is an error.
+		t.Run("Close panics during a panic, "+tt.name, func(t *testing.T) {
+			var recovered any
+			err := func() (err error) {
+				defer func() {
+					if recovered = recover(); recovered != nil {
+						err = multierr.Append(err, errConnect)
+					}
+				}()
+				defer lifecycle.CloseOnError(&err, closerFunc(func() error { panic(tt.value) }))
+				panic(errConnect)
 			}()
-			defer lifecycle.CloseOnError(&err, closerFunc(func() error { panic("close: boom") }))
-			panic(errConnect)
-		}()
-		if recovered != errConnect { //nolint:errorlint // the very value panicked with
-			t.Errorf("the panic went on as %v, want %v", recovered, errConnect)
-		}
-		if errs := multierr.Errors(err); len(errs) != 2 || !strings.Contains(errs[0].Error(), "close: boom") || errs[1] != errConnect { //nolint:errorlint // the very value
-			t.Errorf("err = %v, want Close's panic as an error, then %v", err, errConnect)
+			if recovered != errConnect { //nolint:errorlint // the very value panicked with
+				t.Errorf("the panic went on as %v, want %v", recovered, errConnect)
+			}
+			errs := multierr.Errors(err)
+			if len(errs) != 2 || !strings.Contains(errs[0].Error(), fmt.Sprint(tt.value)) || errs[1] != errConnect { //nolint:errorlint // the very value
+				t.Errorf("err = %v, want Close's panic as an error, then %v", err, errConnect)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("errors.Is(%v, %v) = false, want true", err, tt.is)
+			}
+		})
+	}
+
+	// Outside a panic, a Close that panics is a panic like any other:
+	// it goes on as it is.
+	t.Run("Close panics on an error", func(t *testing.T) {
+		v := promtest.Panic(func() {
+			_ = func() (err error) {
+				defer lifecycle.CloseOnError(&err, closerFunc(func() error { panic(errClose) }))
+				return errConnect
+			}()
+		})
+		if v != errClose { //nolint:errorlint // the very value panicked with
+			t.Errorf("panicked with %v, want Close's own panic %v", v, errClose)
 		}
 	})
 

@@ -293,6 +293,19 @@ func TestStack(t *testing.T) {
 		}
 	})
 
+	// A cleanup may close its own stack: that Close does not wait for
+	// the one running it, runs nothing and returns nil.
+	t.Run("Close from a cleanup", func(t *testing.T) {
+		var s lifecycle.Stack
+		first := &promtest.Component{}
+		inner := errors.New("unset")
+		s.Push(first)
+		s.PushFunc(func() error { inner = s.Close(); return nil })
+		if err := s.Close(); err != nil || inner != nil || first.Closes() != 1 {
+			t.Errorf("Close = %v, the cleanup's Close = %v, first ran %d times; want nil, nil, 1", err, inner, first.Closes())
+		}
+	})
+
 	// Nil cleanups are ignored, before Close and after.
 	t.Run("nil cleanups", func(t *testing.T) {
 		var s lifecycle.Stack

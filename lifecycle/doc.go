@@ -37,8 +37,8 @@
 // # Concurrency
 //
 // Stack and Slot are safe for concurrent use. Slot serializes Replace and
-// Close, so a build function must not call either on its own slot; Current
-// never waits for them.
+// Close, so neither a build function nor an instance's Close may call
+// either on its own slot; Current never waits for them.
 //
 // # Errors
 //

@@ -41,9 +41,15 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // leaves nothing in the parent once it is closed but, in a
 // prometheus.Registry, the one empty collector that an outermost scope
 // with unchecked collectors leaves there. An instance's scope is named after
-// the build that made it, 1 for the first: "watcher/3" is the third build of
-// a slot named watcher (and "3" of a slot with no name), in errors, leak
-// reports and the ownership page.
+// the build that made it, 1 for the first, under the name of the slot's
+// scope (see registry.WithName): "watcher/3" is the third build of a slot
+// named watcher, "prog/3" of a slot with no name on a scope named prog, and
+// "3" of a slot with no name on a parent with none, in errors, leak reports
+// and the ownership page.
+//
+// Create a Slot with [NewSlot]. The zero value, and a nil *Slot, are not
+// usable: Replace panics on them, Current reports them empty, and Close
+// returns nil.
 type Slot[T io.Closer] struct {
 	own *registry.Scope // the slot's scope on its parent; the instances' scopes are nested in it
 
@@ -79,11 +85,15 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 // closing the previous one failed. Once the slot is closed, Replace returns
 // [ErrClosed] and calls nothing.
 //
-// Concurrent Replace calls run one after another. So build must not call
-// Replace or Close on the same slot: the call would wait for the Replace that
-// is running build, forever. Replace panics if build is nil, before it
-// touches the current instance: that is a programming error.
+// Concurrent Replace calls run one after another. So neither build nor the
+// instances' Close may call Replace or Close on the same slot: the call
+// would wait, forever, for the Replace or Close that is running it. Replace
+// panics if build is nil, before it touches the current instance: that is a
+// programming error.
 func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err error) {
+	if s == nil || s.own == nil {
+		panic("lifecycle: Replace on a Slot that NewSlot did not make")
+	}
 	if build == nil {
 		panic("lifecycle: Replace needs a build function")
 	}
@@ -150,6 +160,10 @@ func (s *Slot[T]) takeLocked() (err error) {
 // Replace in progress; during one it reports the slot empty, since the old
 // instance is closed first.
 func (s *Slot[T]) Current() (T, bool) {
+	if s == nil {
+		var zero T
+		return zero, false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cur, s.scope != nil
@@ -159,6 +173,9 @@ func (s *Slot[T]) Current() (T, bool) {
 // scope, and makes every later Replace return [ErrClosed]. It waits for a
 // Replace in progress. A second Close returns nil.
 func (s *Slot[T]) Close() (err error) {
+	if s == nil {
+		return nil
+	}
 	s.build.Lock()
 	defer s.build.Unlock()
 	// The slot's scope is closed last, without s.mu, so that Current

@@ -532,33 +532,89 @@ func TestNewSlot(t *testing.T) {
 			}
 		})
 	}
+	slots := []struct {
+		name string
+		slot *lifecycle.Slot[*promtest.Component]
+	}{
+		{name: "a zero Slot", slot: &lifecycle.Slot[*promtest.Component]{}},
+		{name: "a nil *Slot", slot: nil},
+	}
+	for _, tt := range slots {
+		// A slot that NewSlot did not make is empty, closes to nil, and
+		// Replace panics on it with a lifecycle message, calling nothing.
+		t.Run(tt.name, func(t *testing.T) {
+			if cur, ok := tt.slot.Current(); ok || cur != nil {
+				t.Errorf("Current() = %v, %v, want nil, false", cur, ok)
+			}
+			v := promtest.Panic(func() {
+				_, _ = tt.slot.Replace(func(*registry.Scope) (*promtest.Component, error) {
+					t.Error("build ran")
+					return nil, nil
+				})
+			})
+			if msg, _ := v.(string); !strings.HasPrefix(msg, "lifecycle: Replace on a Slot") {
+				t.Errorf("Replace panicked with %#v, want a lifecycle message", v)
+			}
+			if err := tt.slot.Close(); err != nil {
+				t.Errorf("Close = %v, want nil", err)
+			}
+		})
+	}
 }
 
 func TestSlotScopes(t *testing.T) {
-	// Each build gets a scope nested in the slot's own, named after the
-	// build, with the slot's options.
-	t.Run("named by build", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		slot := lifecycle.NewSlot[*promtest.Component](reg, registry.WithName("watcher"), registry.WithLabels(prometheus.Labels{"c": "1"}))
-		var names []string
-		for gen := 1; gen <= 3; gen++ {
-			if _, err := slot.Replace(func(s *registry.Scope) (*promtest.Component, error) {
-				names = append(names, s.String())
-				return build(gen, &promtest.Component{})(s)
-			}); err != nil {
-				t.Fatal(err)
+	names := []struct {
+		name   string
+		parent func(reg *prometheus.Registry) prometheus.Registerer
+		opts   []registry.Option
+		want   string // the third build's scope, by String
+	}{
+		{
+			name:   "a named slot",
+			parent: func(reg *prometheus.Registry) prometheus.Registerer { return reg },
+			opts:   []registry.Option{registry.WithName("watcher")},
+			want:   `watcher/3{c="1"}`,
+		},
+		{
+			name: "an unnamed slot on a named scope",
+			parent: func(reg *prometheus.Registry) prometheus.Registerer {
+				return registry.NewScope(reg, registry.WithName("prog"))
+			},
+			want: `prog/3{c="1"}`,
+		},
+		{
+			name:   "an unnamed slot on a registry",
+			parent: func(reg *prometheus.Registry) prometheus.Registerer { return reg },
+			want:   `3{c="1"}`,
+		},
+	}
+	for _, tt := range names {
+		// Each build gets a scope nested in the slot's own, named after
+		// the build under the name of the slot's scope, with the slot's
+		// options.
+		t.Run(tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			slot := lifecycle.NewSlot[*promtest.Component](tt.parent(reg), append(tt.opts, registry.WithLabels(prometheus.Labels{"c": "1"}))...)
+			var got []string
+			for gen := 1; gen <= 3; gen++ {
+				if _, err := slot.Replace(func(s *registry.Scope) (*promtest.Component, error) {
+					got = append(got, s.String())
+					return build(gen, &promtest.Component{})(s)
+				}); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		want := []string{`watcher/1{c="1"}`, `watcher/2{c="1"}`, `watcher/3{c="1"}`}
-		if !slices.Equal(names, want) {
-			t.Errorf("the builds' scopes are %q, want %q", names, want)
-		}
-		promtest.Expose(t, reg, `gen{c="1"} 3`, `jobs_total{c="1",kind="sync"} 1`)
-		if err := slot.Close(); err != nil {
-			t.Error(err)
-		}
-		promtest.Expose(t, reg)
-	})
+			want := []string{strings.Replace(tt.want, "3", "1", 1), strings.Replace(tt.want, "3", "2", 1), tt.want}
+			if !slices.Equal(got, want) {
+				t.Errorf("the builds' scopes are %q, want %q", got, want)
+			}
+			promtest.Expose(t, reg, `gen{c="1"} 3`, `jobs_total{c="1",kind="sync"} 1`)
+			if err := slot.Close(); err != nil {
+				t.Error(err)
+			}
+			promtest.Expose(t, reg)
+		})
+	}
 
 	// A slot on a registry, recycled 50 times with an unchecked collector,
 	// registers one collector of its own for them all, not one a build.

@@ -33,7 +33,7 @@ func ExampleVerifyNone() {
 	registrytest.VerifyNone(t, reg) // reports nothing
 	fmt.Println("clean after Close")
 	// Output:
-	// registrytest: 1 metric families still exposed: jobs_running (1 series); 1 metrics still registered with no series: jobs_failed_total
+	// registrytest: 1 metric family still exposed: jobs_running (1 series); 1 metric still registered with no series: jobs_failed_total
 	// clean after Close
 }
 
@@ -59,7 +59,7 @@ func ExampleVerifyRecycle() {
 	})
 	// Output:
 	// the careful constructor passed
-	// registrytest: round 1 of 20: after a successful build and close: 1 metric families still exposed: watcher_up (1 series); owned by:
+	// registrytest: round 1 of 20: after a successful build and close: 1 metric family still exposed: watcher_up (1 series); owned by:
 	// watcher (made at github.com/promscope/promscope/registry/registrytest/example_test.go:56): 1 collector: watcher_up
 }
 

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/promscope/promscope/internal/nilness"
 	"github.com/promscope/promscope/registry"
 )
 
@@ -19,10 +21,15 @@ import (
 //
 //   - something is left after a round;
 //   - build returns a [prometheus.AlreadyRegisteredError], the mark of an
-//     earlier round's leak (any other error is taken as the failure the
-//     test is simulating, such as an unreachable cluster);
+//     earlier round's leak, or, in the first round, of build registering
+//     one metric twice (any other error is taken as the failure the test
+//     is simulating, such as an unreachable cluster);
 //   - closing a built value returns an error;
 //   - build, or closing a built value, panics.
+//
+// A nil value (or a nil pointer) that build returns with no error is not
+// closed: what it registered is left, and reported. VerifyRecycle panics if
+// build is nil or n is less than 1, since the test would then prove nothing.
 //
 // The Registerer that build is given is a *registry.Scope on the registry,
 // which records where each scope nested in it was made: a leak message says
@@ -34,11 +41,14 @@ func VerifyRecycle[T io.Closer](t TestingT, n int, build func(prometheus.Registe
 	if build == nil {
 		panic("registrytest: VerifyRecycle needs a build function")
 	}
+	if n < 1 {
+		panic("registrytest: VerifyRecycle needs at least one round, not " + strconv.Itoa(n))
+	}
 	reg := prometheus.NewPedanticRegistry()
 	scope := registry.NewScope(reg, registry.WithLeakReport(func(registry.Leak) {}))
 	defer func() { _ = scope.Close() }() // it owns nothing unless a round failed, which is reported
 	for round := 1; round <= n; round++ {
-		if msg := recycleOnce(reg, scope, build); msg != "" {
+		if msg := recycleOnce(reg, scope, round, build); msg != "" {
 			t.Errorf("registrytest: round %d of %d: %s", round, n, msg)
 			return
 		}
@@ -46,7 +56,7 @@ func VerifyRecycle[T io.Closer](t TestingT, n int, build func(prometheus.Registe
 }
 
 // recycleOnce runs one round and describes what went wrong, or returns "".
-func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, build func(prometheus.Registerer) (T, error)) (msg string) {
+func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, round int, build func(prometheus.Registerer) (T, error)) (msg string) {
 	step := "build"
 	defer func() {
 		if r := recover(); r != nil {
@@ -56,9 +66,11 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, b
 	v, err := build(scope)
 	var are prometheus.AlreadyRegisteredError
 	switch {
+	case errors.As(err, &are) && round == 1:
+		return fmt.Sprintf("build registered a metric twice: %v", err)
 	case errors.As(err, &are):
 		return fmt.Sprintf("build hit a registration left from an earlier round: %v", err)
-	case err == nil:
+	case err == nil && !nilness.IsNil(v):
 		step = "close"
 		if cerr := v.Close(); cerr != nil {
 			return fmt.Sprintf("close: %v", cerr)

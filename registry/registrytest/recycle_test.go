@@ -3,6 +3,7 @@ package registrytest_test
 import (
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,13 +19,19 @@ import (
 var errUnreachable = errors.New("cluster unreachable")
 
 // component is what the constructors of the tests build: a scope, closed
-// with the component, whose Close returns err too.
+// with the component, whose Close returns err too, or panics with panics.
 type component struct {
 	promtest.Component
-	scope *registry.Scope
+	scope  *registry.Scope
+	panics string
 }
 
-func (c *component) Close() error { return errors.Join(c.Component.Close(), c.scope.Close()) }
+func (c *component) Close() error {
+	if c.panics != "" {
+		panic(c.panics)
+	}
+	return errors.Join(c.Component.Close(), c.scope.Close())
+}
 
 // careful is a constructor that closes its scope when it fails.
 func careful(reg prometheus.Registerer, fail bool) (_ *component, err error) {
@@ -97,7 +104,7 @@ func TestVerifyRecycle(t *testing.T) {
 				//lint:ignore metricleak the leak that VerifyRecycle must catch
 				return nil, errUnreachable
 			},
-			want: []string{`round 2 of 3: after build failed with "cluster unreachable": 1 metric families still exposed: watcher_up (1 series); owned by:`,
+			want: []string{`round 2 of 3: after build failed with "cluster unreachable": 1 metric family still exposed: watcher_up (1 series); owned by:`,
 				"\nwatcher (made at github.com/promscope/promscope/registry/registrytest/recycle_test.go:"},
 		},
 		{
@@ -106,7 +113,7 @@ func TestVerifyRecycle(t *testing.T) {
 				reg.MustRegister(promtest.Gauge("watcher_up", 1))
 				return &component{scope: registry.NewScope(nil)}, nil
 			},
-			want: []string{"round 2 of 3: after a successful build and close: 1 metric families still exposed: watcher_up (1 series); " +
+			want: []string{"round 2 of 3: after a successful build and close: 1 metric family still exposed: watcher_up (1 series); " +
 				"registered straight on the Registerer build was given: watcher_up"},
 		},
 		{
@@ -141,9 +148,19 @@ func TestVerifyRecycle(t *testing.T) {
 			want:      []string{"round 2 of 3: build panicked: nil map write"},
 		},
 		{
-			name:      "nil value whose Close panics",
-			misbehave: func(prometheus.Registerer) (*component, error) { return nil, nil },
-			want:      []string{"round 2 of 3: close panicked: runtime error"},
+			name: "a component whose Close panics",
+			misbehave: func(prometheus.Registerer) (*component, error) {
+				return &component{panics: "use of closed network connection"}, nil
+			},
+			want: []string{"round 2 of 3: close panicked: use of closed network connection"},
+		},
+		{
+			name: "a nil value with no error",
+			misbehave: func(reg prometheus.Registerer) (*component, error) {
+				reg.MustRegister(promtest.Gauge("watcher_up", 1))
+				return nil, nil
+			},
+			want: []string{"round 2 of 3: after a successful build and close: 1 metric family still exposed: watcher_up (1 series)"},
 		},
 	}
 	for _, tt := range failures {
@@ -166,16 +183,33 @@ func TestVerifyRecycle(t *testing.T) {
 	}
 
 	for _, n := range []int{0, -2} {
-		// It runs nothing for zero or fewer rounds.
-		t.Run("no rounds", func(t *testing.T) {
-			var r promtest.Recorder
-			registrytest.VerifyRecycle(&r, n, func(prometheus.Registerer) (io.Closer, error) {
-				t.Error("build ran")
-				return nil, nil
+		// It panics with the package prefix for fewer than one round,
+		// which would prove nothing, and runs nothing.
+		t.Run(strconv.Itoa(n)+" rounds", func(t *testing.T) {
+			v := promtest.Panic(func() {
+				registrytest.VerifyRecycle(&promtest.Recorder{}, n, func(prometheus.Registerer) (io.Closer, error) {
+					t.Error("build ran")
+					return nil, nil
+				})
 			})
-			r.Check(t)
+			if msg, ok := v.(string); !ok || !strings.HasPrefix(msg, "registrytest: VerifyRecycle needs at least one round") {
+				t.Errorf("panicked with %#v", v)
+			}
 		})
 	}
+
+	// In the first round, an AlreadyRegisteredError can only be build's
+	// own collision, and is named so.
+	t.Run("collision in the first round", func(t *testing.T) {
+		var r promtest.Recorder
+		registrytest.VerifyRecycle(&r, 3, func(reg prometheus.Registerer) (_ *component, err error) {
+			scope := registry.NewScope(reg)
+			defer lifecycle.CloseOnError(&err, scope)
+			scope.MustRegister(promtest.Gauge("watcher_up", 1))
+			return &component{scope: scope}, scope.Register(promtest.Gauge("watcher_up", 2))
+		})
+		r.Check(t, "registrytest: round 1 of 3: build registered a metric twice: ")
+	})
 
 	// It panics with the package prefix without a build function.
 	t.Run("nil build", func(t *testing.T) {

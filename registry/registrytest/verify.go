@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/promscope/promscope/internal/describe"
+	"github.com/promscope/promscope/internal/nilness"
 	"github.com/promscope/promscope/registry"
 )
 
@@ -31,10 +33,11 @@ type TestingT interface {
 // Each entry of ignore is a metric name to leave out, or a name prefix
 // followed by "*" ("go_*" leaves out the Go runtime metrics).
 //
-// VerifyNone panics if g is nil.
+// VerifyNone panics if g is nil or a nil pointer, which would prove
+// nothing.
 func VerifyNone(t TestingT, g prometheus.Gatherer, ignore ...string) {
 	t.Helper()
-	if g == nil {
+	if nilness.IsNil(g) {
 		panic("registrytest: VerifyNone needs a Gatherer")
 	}
 	if msg := leftovers(g, ignore); msg != "" {
@@ -69,7 +72,7 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 		}
 	}
 	if len(exposed) > 0 {
-		parts = append(parts, fmt.Sprintf("%d metric families still exposed: %s", len(exposed), strings.Join(exposed, ", ")))
+		parts = append(parts, fmt.Sprintf("%s still exposed: %s", count(len(exposed), "metric family", "metric families"), strings.Join(exposed, ", ")))
 	}
 	if c, ok := g.(prometheus.Collector); ok {
 		var held []string
@@ -79,10 +82,18 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 			}
 		}
 		if len(held) > 0 {
-			parts = append(parts, fmt.Sprintf("%d metrics still registered with no series: %s", len(held), strings.Join(held, ", ")))
+			parts = append(parts, fmt.Sprintf("%s still registered with no series: %s", count(len(held), "metric", "metrics"), strings.Join(held, ", ")))
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// count returns n and the noun that goes with it.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func ignored(name string, ignore []string) bool {

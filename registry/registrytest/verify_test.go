@@ -49,7 +49,7 @@ func TestVerifyNone(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			vec(reg, "per_tenant")
 			return reg
-		}, want: []string{"1 metrics still registered with no series: per_tenant"}},
+		}, want: []string{"1 metric still registered with no series: per_tenant"}},
 		{name: "not a collector", give: func() prometheus.Gatherer {
 			reg := prometheus.NewPedanticRegistry()
 			vec(reg, "per_tenant")
@@ -65,7 +65,7 @@ func TestVerifyNone(t *testing.T) {
 			program := registry.NewScope(prometheus.NewPedanticRegistry(), registry.WithName("program"))
 			vec(registry.NewScope(program, registry.WithName("west")), "link_errors")
 			return program
-		}, want: []string{"registrytest: scope program: 1 metrics still registered with no series: link_errors",
+		}, want: []string{"registrytest: scope program: 1 metric still registered with no series: link_errors",
 			"owned by:\nprogram: 0 collectors\n  program/west: 1 collector: link_errors"}},
 		{name: "a gatherer that fails", give: func() prometheus.Gatherer {
 			return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return nil, errors.New("scrape refused") })
@@ -100,12 +100,24 @@ func TestVerifyNone(t *testing.T) {
 		})
 	}
 
-	// It panics with the package prefix on a nil gatherer.
-	t.Run("nil gatherer", func(t *testing.T) {
-		if msg, ok := promtest.Panic(func() { registrytest.VerifyNone(&promtest.Recorder{}, nil) }).(string); !ok || !strings.HasPrefix(msg, "registrytest: ") {
-			t.Errorf("VerifyNone(nil) panicked with %#v", msg)
-		}
-	})
+	nils := []struct {
+		name string
+		give prometheus.Gatherer
+	}{
+		{name: "nil", give: nil},
+		{name: "a nil *prometheus.Registry", give: (*prometheus.Registry)(nil)},
+		{name: "a nil *registry.Scope", give: (*registry.Scope)(nil)},
+	}
+	for _, tt := range nils {
+		// It panics with the package prefix on a nil gatherer, which
+		// would prove nothing.
+		t.Run(tt.name, func(t *testing.T) {
+			v := promtest.Panic(func() { registrytest.VerifyNone(&promtest.Recorder{}, tt.give) })
+			if msg, ok := v.(string); !ok || !strings.HasPrefix(msg, "registrytest: VerifyNone needs a Gatherer") {
+				t.Errorf("VerifyNone(%#v) panicked with %#v", tt.give, v)
+			}
+		})
+	}
 }
 
 // gauges returns a maker of a registry holding a gauge for each name.

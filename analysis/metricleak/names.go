@@ -98,27 +98,66 @@ func typeDeref(t types.Type) types.Type {
 }
 
 // storedIn returns, for a load of a field of an object, the value the
-// function stored in that field; nil otherwise.
+// function stored in that field, if it stored one value there; nil
+// otherwise.
 func storedIn(v ssa.Value) ssa.Value {
-	v = strip(v)
-	load, ok := v.(*ssa.UnOp)
+	if fa := loadedField(v); fa != nil {
+		return fieldValue(fa.X, fa.Field)
+	}
+	return nil
+}
+
+// loadedField returns the field address v is loaded from, or nil.
+func loadedField(v ssa.Value) *ssa.FieldAddr {
+	load, ok := strip(v).(*ssa.UnOp)
 	if !ok || load.Op != token.MUL {
 		return nil
 	}
-	fa, ok := load.X.(*ssa.FieldAddr)
-	if !ok {
-		return nil
-	}
-	for _, ref := range referrers(fa.X) {
-		other, ok := ref.(*ssa.FieldAddr)
-		if !ok || other.Field != fa.Field {
-			continue
-		}
-		for _, use := range referrers(other) {
-			if st, ok := use.(*ssa.Store); ok && st.Addr == other {
-				return st.Val
+	fa, _ := load.X.(*ssa.FieldAddr)
+	return fa
+}
+
+// fieldValue returns the one value that the function stores in field i of
+// the object at addr, or nil if it stores none or several. An object copied
+// whole from another (m := tmp; newer SSA builders also build a composite
+// literal in an object of its own and copy it) is looked into too, and a
+// whole store of anything else leaves the field unknown.
+func fieldValue(addr ssa.Value, i int) ssa.Value {
+	var val ssa.Value
+	for range 4 {
+		var from ssa.Value // what addr is a copy of
+		for _, ref := range referrers(addr) {
+			switch x := ref.(type) {
+			case *ssa.FieldAddr:
+				if x.Field != i {
+					continue
+				}
+				for _, use := range referrers(x) {
+					if st, ok := use.(*ssa.Store); ok && st.Addr == x {
+						if val != nil && val != st.Val {
+							return nil
+						}
+						val = st.Val
+					}
+				}
+			case *ssa.Store:
+				if x.Addr != addr {
+					continue
+				}
+				load, ok := x.Val.(*ssa.UnOp)
+				if !ok || load.Op != token.MUL || from != nil {
+					return nil
+				}
+				from = load.X
 			}
 		}
+		if from == nil {
+			return val
+		}
+		if val != nil {
+			return nil // stored in, and copied over
+		}
+		addr = from
 	}
 	return nil
 }

@@ -211,3 +211,18 @@ func ThroughUnregisterer(reg prometheus.Registerer, start func() error) error {
 	}
 	return start() // want `^app_http_requests_total registered at direct\.go:\d+ stays registered`
 }
+
+type counters struct{ copied prometheus.Counter }
+
+// Copied registers a counter held in a struct that is a copy of another, the
+// shape newer SSA builders give every composite literal: the name is found
+// through the copy.
+func Copied(reg prometheus.Registerer, start func() error) (*counters, error) { // want Copied:"registers copied_total at direct/direct.go:\\d+ \\(result 0, registerer 0\\)"
+	made := counters{copied: prometheus.NewCounter(prometheus.CounterOpts{Name: "copied_total"})}
+	cs := made
+	reg.MustRegister(cs.copied)
+	if err := start(); err != nil {
+		return nil, err // want `^copied_total registered at direct\.go:\d+ stays registered`
+	}
+	return &cs, nil
+}

@@ -37,7 +37,7 @@ func newAnalyzer() *analysis.Analyzer {
 		Doc:       packageDoc(docGo),
 		URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
 		Requires:  []*analysis.Analyzer{ctrlflow.Analyzer},
-		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact), new(describesNothingFact)},
+		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact), new(describesNothingFact), new(makesRegistryFact)},
 		Run:       func(pass *analysis.Pass) (any, error) { return run(pass, cfg) },
 	}
 	a.Flags.BoolVar(&cfg.commands, "commands", false, "check packages main too (their setup ends the process when it fails, so they are skipped by default)")
@@ -74,6 +74,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		keeps:     map[*ssa.Function]*keepsFact{},
 		unreg:     map[*ssa.Function]bool{},
 		neverFail: map[*ssa.Function]bool{},
+		makesReg:  map[*ssa.Function]bool{},
 		nilErrs:   map[ssa.Value]bool{},
 		broken:    map[*ssa.Function]bool{},
 		ignores:   findIgnores(pass),
@@ -152,6 +153,7 @@ type checker struct {
 	keeps     map[*ssa.Function]*keepsFact     // this package's functions that keep an argument
 	unreg     map[*ssa.Function]bool           // memo of unregisters
 	neverFail map[*ssa.Function]bool           // memo of neverFails
+	makesReg  map[*ssa.Function]bool           // memo of makesRegistry
 	nilErrs   map[ssa.Value]bool               // memo of nilError
 	calls     map[*ssa.Function]*uses          // how this package's functions are used
 	scopes    map[scopeKey]bool                // memo of scopeParam

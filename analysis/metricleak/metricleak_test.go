@@ -64,6 +64,12 @@ func TestAnalyzer(t *testing.T) {
 		// A collector that describes nothing cannot be unregistered: the
 		// report says to register it later, with no fix.
 		{"unchecked", "unchecked"},
+		// A registry made in the call goes away with what is in it: made
+		// here, by a callee, or held in a field of an object made here.
+		{"made registries", "fresh"},
+		// A function of another package that makes a registry says so in
+		// a fact.
+		{"made registries of another package", "freshuse"},
 		// Code in the Go 1.27 language is analysed (with Go 1.27; with an
 		// older Go the package has no code).
 		{"go1.27", "go127"},

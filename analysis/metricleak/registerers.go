@@ -2,13 +2,15 @@ package metricleak
 
 import (
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
 
 // addRegisterer notes the registerer r went through. It returns false when
-// the registration cannot leak: the registerer is nil, or a registry the
-// function made itself, which goes away with everything in it. A scope, or
+// the registration cannot leak: the registerer is nil, or a registry made
+// in this call (see madeRegistry), which goes away with everything in it,
+// and which the next call makes anew. A scope, or
 // any registerer the function made (a wrapper that can unregister all it
 // registered, say), owns what goes through it, like the collectors do.
 func (c *checker) addRegisterer(r *registration) bool {
@@ -17,7 +19,7 @@ func (c *checker) addRegisterer(r *registration) bool {
 	}
 	chain := registererChain(r.registerer)
 	bottom := chain[len(chain)-1]
-	if isNil(bottom) || isPrivateRegistry(bottom) {
+	if isNil(bottom) || slices.ContainsFunc(chain, c.madeRegistry) {
 		return false
 	}
 	r.registerer = bottom
@@ -92,15 +94,83 @@ func isRegistererType(t types.Type) bool {
 	return ok && registererMethod(fn, "Register")
 }
 
-// isPrivateRegistry reports whether v is a registry made by
-// prometheus.NewRegistry or NewPedanticRegistry in the function itself.
-func isPrivateRegistry(v ssa.Value) bool {
-	call, ok := v.(*ssa.Call)
-	if !ok {
+// madeRegistry reports whether v is a registry made in this call: by
+// prometheus.NewRegistry or NewPedanticRegistry, by a callee that returns
+// a registry it made (see makesRegistry), or held in a field of an object
+// the function made, which stores only that registry there.
+func (c *checker) madeRegistry(v ssa.Value) bool {
+	for range 8 {
+		v = strip(v)
+		if x, ok := v.(*ssa.Extract); ok && x.Index == 0 {
+			v = x.Tuple
+		}
+		if call, ok := v.(*ssa.Call); ok {
+			fn := calleeFunc(call.Common())
+			if isFunc(fn, prometheusPath, "NewRegistry") || isFunc(fn, prometheusPath, "NewPedanticRegistry") {
+				return true
+			}
+			callee := call.Common().StaticCallee()
+			return callee != nil && c.makesRegistry(callee)
+		}
+		fa := loadedField(v)
+		if fa == nil {
+			return false
+		}
+		if _, ok := fa.X.(*ssa.Alloc); !ok {
+			return false // a field of an object from elsewhere may hold anything
+		}
+		if v = fieldValue(fa.X, fa.Field); v == nil {
+			return false
+		}
+	}
+	return false
+}
+
+// makesRegistryFact is exported for a function whose first result is, on
+// every return, a registry it made (see madeRegistry): each call gives a
+// new one, so what its caller registers there goes away with it.
+type makesRegistryFact struct{}
+
+// AFact marks makesRegistryFact as an analysis fact.
+func (*makesRegistryFact) AFact() {}
+
+func (*makesRegistryFact) String() string { return "makes a registry" }
+
+// makesRegistry reports whether fn returns a registry it made as its first
+// result: it has a makesRegistryFact, or, in this package, every return of
+// its body gives one. A function that calls itself, directly or not, is
+// taken not to.
+func (c *checker) makesRegistry(fn *ssa.Function) bool {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if v, ok := c.makesReg[fn]; ok {
+		return v
+	}
+	c.makesReg[fn] = false
+	var v bool
+	if fn.Pkg != c.pkg {
+		obj, ok := fn.Object().(*types.Func)
+		v = ok && c.pass.ImportObjectFact(obj, new(makesRegistryFact))
+	} else {
+		v = c.bodyMakesRegistry(fn)
+	}
+	c.makesReg[fn] = v
+	return v
+}
+
+func (c *checker) bodyMakesRegistry(fn *ssa.Function) bool {
+	res := fn.Signature.Results()
+	rets := returnsIn(fn)
+	if res.Len() == 0 || !isRegistererType(res.At(0).Type()) || len(rets) == 0 {
 		return false
 	}
-	fn := calleeFunc(call.Common())
-	return isFunc(fn, prometheusPath, "NewRegistry") || isFunc(fn, prometheusPath, "NewPedanticRegistry")
+	for _, ret := range rets {
+		if !c.madeRegistry(ret.Results[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // scopeRoots returns the scope s and, for a child scope, the parents it

@@ -11,8 +11,8 @@ import (
 // summarize computes the registersFact and keepsFact of each function of
 // the package, repeating until none changes so that a function calling
 // another of the package, declared later, sees its facts; then exports
-// them, with the unregistersFact and neverFailsFact, for the functions that
-// other packages can call.
+// them, with the unregistersFact, neverFailsFact and makesRegistryFact,
+// for the functions that other packages can call.
 func (c *checker) summarize(funcs []*ssa.Function) {
 	for range 8 {
 		changed := false
@@ -49,6 +49,9 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 			}
 			if c.neverFails(fn) {
 				c.pass.ExportObjectFact(obj, new(neverFailsFact))
+			}
+			if c.makesRegistry(fn) {
+				c.pass.ExportObjectFact(obj, new(makesRegistryFact))
 			}
 			if obj.Name() == "Describe" && sendsNothing(fn) {
 				c.pass.ExportObjectFact(obj, new(describesNothingFact))

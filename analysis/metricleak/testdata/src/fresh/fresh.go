@@ -1,0 +1,112 @@
+// Package fresh registers into registries made in the call, which go away
+// with what is in them: made here, by a callee that returns one, or held in
+// a field of an object made here.
+package fresh
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+var errFailed = errors.New("failed")
+
+func requests() prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: "requests_total"})
+}
+
+// NewAppRegistry returns a registry it made, with a collector in it.
+func NewAppRegistry() *prometheus.Registry { // want NewAppRegistry:"makes a registry"
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(requests())
+	return reg
+}
+
+// newPedantic returns a registry it made, through another that does.
+func newPedantic(pedantic bool) *prometheus.Registry {
+	if pedantic {
+		return prometheus.NewPedanticRegistry()
+	}
+	return NewAppRegistry()
+}
+
+// Server serves the metrics of a registry of its own.
+type Server struct{ reg *prometheus.Registry }
+
+// NewServer registers into a registry that a callee made: a failure leaves
+// nothing anywhere else.
+func NewServer(start func() error) (*Server, error) {
+	reg := newPedantic(false)
+	reg.MustRegister(requests())
+	if err := start(); err != nil {
+		return nil, err
+	}
+	return &Server{reg: reg}, nil
+}
+
+// MetricsRegistry is a registry with its metrics, as a struct that embeds
+// the registry.
+type MetricsRegistry struct {
+	*prometheus.Registry
+	requests prometheus.Counter
+}
+
+// NewMetricsRegistry registers into the registry held in the struct it
+// made, through the embedded registry's method.
+func NewMetricsRegistry(start func() error) (*MetricsRegistry, error) {
+	r := &MetricsRegistry{Registry: prometheus.NewRegistry(), requests: requests()}
+	r.MustRegister(r.requests)
+	if err := start(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+type holder struct{ reg prometheus.Registerer }
+
+// Copied registers into a registry held in a field of a struct copied
+// whole from another.
+func Copied(start func() error) (*holder, error) {
+	made := holder{reg: prometheus.NewRegistry()}
+	h := made
+	h.reg.MustRegister(requests())
+	if err := start(); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+var shared *prometheus.Registry
+
+// SharedRegistry returns the same registry on every call after the first:
+// it does not make a registry per call.
+func SharedRegistry() *prometheus.Registry {
+	if shared == nil {
+		shared = prometheus.NewRegistry()
+	}
+	return shared
+}
+
+// OnShared registers into the shared registry and then fails.
+func OnShared(start func() error) error {
+	SharedRegistry().MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}
+
+// EitherRegistry stores a registry of its own in a field, or the caller's:
+// the field may hold the caller's.
+func EitherRegistry(reg prometheus.Registerer, own bool, start func() error) error {
+	h := &holder{reg: prometheus.NewRegistry()}
+	if !own {
+		h.reg = reg
+	}
+	h.reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}
+
+// OnField registers into a registry held in a field of its receiver, which
+// may hold anything.
+func (h *holder) OnField(start func() error) error { // want OnField:"^registers"
+	h.reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}

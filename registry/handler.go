@@ -97,7 +97,7 @@ func Handler(x Scopes) http.Handler {
 			http.Error(w, "registry: method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		var pages []page
+		pages := []page{} // [] in JSON, not null, when there are none
 		for _, n := range x.scopes() {
 			pages = append(pages, n.page())
 		}

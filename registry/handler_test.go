@@ -128,6 +128,11 @@ func TestHandler(t *testing.T) {
 				t.Errorf("the page is %+v", got)
 			}
 		}
+		// A page of no scopes lists none, as an empty list of scopes
+		// nested in a scope does.
+		if got := body(serve(registry.Handler(&registry.Index{}), http.MethodGet, "/?format=json")); got != `{"scopes":[]}`+"\n" {
+			t.Errorf("the page of an empty Index is %q, want an empty list", got)
+		}
 	})
 
 	// An Accept header gets JSON when it names application/json with a

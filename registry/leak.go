@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,13 +21,14 @@ import (
 type Leak struct {
 	Scope   string // the String of the leaked scope
 	Created string // "import/path/of/package/file.go:123" of the call that made it ("main/file.go:123" in a command)
-	// Metrics is what the scope still exposes, sorted: metric names,
-	// "N unchecked collectors" for those that exposed nothing when asked,
-	// and name{label="value",...} with the labels given to DeleteOnClose
-	// for the series of its vectors that carry them. Close deletes those
-	// with DeletePartialMatch, which matches only the variable labels
-	// that a vector was not curried with: a constant or curried label
-	// names series that no Close deletes.
+	// Metrics is what the scope still exposes: metric names, and
+	// name{label="value",...} with the labels given to DeleteOnClose for
+	// the series of its vectors that carry them, sorted, then "1 unchecked
+	// collector" or "N unchecked collectors" for unchecked collectors that
+	// exposed nothing when asked, if there are any. Close deletes the
+	// series with DeletePartialMatch, which matches only the variable
+	// labels that a vector was not curried with: a constant or curried
+	// label names series that no Close deletes.
 	Metrics []string
 
 	n *node
@@ -64,10 +66,10 @@ func reportLeak(n *node) {
 	n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
 }
 
-// exposed returns what n and the scopes nested in it expose, sorted: the
+// exposed returns what n and the scopes nested in it expose: sorted, the
 // names of checked collectors' metrics as the parent sees them, the names of
-// what unchecked collectors collect now, and how many unchecked collectors
-// collect nothing.
+// what unchecked collectors collect now and the series DeleteOnClose has yet
+// to delete; then how many unchecked collectors collect nothing.
 func (n *node) exposed() []string {
 	names := n.undeleted()
 	quiet := 0
@@ -171,12 +173,17 @@ func madeAt() string {
 
 // packageOf returns the import path of the package of a function that the
 // runtime names fn, such as "example.com/a/b.(*T).M": everything up to the
-// first dot after the last slash. An external test package ("b_test") is
-// said to be the package it tests, whose directory it shares.
+// first dot after the last slash. The runtime writes a dot of the path's
+// last element, and a few other bytes, as %xx ("gopkg.in/yaml%2ev3"), which
+// packageOf decodes. An external test package ("b_test") is said to be the
+// package it tests, whose directory it shares.
 func packageOf(fn string) string {
 	slash := strings.LastIndexByte(fn, '/')
 	if dot := strings.IndexByte(fn[slash+1:], '.'); dot >= 0 {
 		fn = fn[:slash+1+dot]
+	}
+	if p, err := url.PathUnescape(fn); err == nil {
+		fn = p
 	}
 	return strings.TrimSuffix(fn, "_test")
 }

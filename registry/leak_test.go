@@ -70,6 +70,27 @@ func (quiet) Describe(chan<- *prometheus.Desc) {}
 func (quiet) Collect(chan<- prometheus.Metric) {}
 
 func TestLeakReport(t *testing.T) {
+	places := []struct {
+		name, fn, want string
+	}{
+		{name: "a method", fn: "example.com/a/b.(*T).M", want: "example.com/a/b"},
+		{name: "a command", fn: "main.main.func1", want: "main"},
+		{name: "an external test package", fn: "example.com/a/b_test.TestX", want: "example.com/a/b"},
+		{name: "a dot in the last element", fn: "gopkg.in/yaml%2ev3.Marshal", want: "gopkg.in/yaml.v3"},
+		{name: "a generic method's closure", fn: "example.com/dot%2epkg.(*T[...]).M.func1", want: "example.com/dot.pkg"},
+		{name: "an escaped percent sign", fn: "example.com/a%25b/c.F", want: "example.com/a%b/c"},
+		{name: "a broken escape", fn: "example.com/a%zz.F", want: "example.com/a%zz"},
+	}
+	for _, tt := range places {
+		// Where a scope was made is said by its package's import path,
+		// decoded from the runtime's name of the function that made it.
+		t.Run("made in "+tt.name, func(t *testing.T) {
+			if got := registry.PackageOf(tt.fn); got != tt.want {
+				t.Errorf("PackageOf(%q) = %q, want %q", tt.fn, got, tt.want)
+			}
+		})
+	}
+
 	// A failing constructor without CloseOnError is reported once, with
 	// its scope's name, where it was made, and everything it exposes:
 	// checked metrics, unchecked ones by what they collect, and those

@@ -35,8 +35,9 @@ type Scope struct {
 // of them, in any order), the new scope is nested in that scope: it
 // registers into the same Registerer, with the prefix and labels of the
 // scope, of the wrappers and of its own (see [WithPrefix] and [WithLabels]),
-// the scope counts and gathers what it owns, and closing the scope closes it
-// first. A scope nested in a closed scope is closed.
+// the scope counts and gathers what it owns, and closing the scope closes
+// it, in its turn among what the scope owns, newest first. A scope nested
+// in a closed scope is closed.
 //
 // Any other parent, such as a *prometheus.Registry, is registered into as it
 // is. A nil parent, or a nil *Scope, registers into a private registry of

@@ -77,7 +77,9 @@ func (x *Index) scopes() []*node {
 // name are escaped as in a Go string literal, so a line is always one scope.
 // With the query parameter format=json, or an Accept header that names
 // application/json with a quality above zero and no lower than that of
-// text/plain, it writes the same tree as JSON: {"scopes": [scope...]},
+// text/plain (which, as RFC 9110 has it, text/* or */* give when
+// text/plain is not named), it writes the same tree as JSON: {"scopes":
+// [scope...]},
 // each scope an object with "scope", "created" ("" when not known), "state"
 // ("open", "closing" or "closed"), "collectors", "metrics", "unchecked" and
 // "scopes" (the nested ones).

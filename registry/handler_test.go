@@ -148,6 +148,8 @@ func TestHandler(t *testing.T) {
 		{name: "json refused alone", accept: "application/json;q=0"},
 		{name: "text preferred", accept: "text/plain, application/json;q=0.9"},
 		{name: "anything preferred", accept: "*/*;q=0.8, application/json;q=0.5"},
+		{name: "any text preferred", accept: "application/json;q=0.5, text/*;q=0.9"},
+		{name: "text/plain over text/*", accept: "text/*;q=0.9, text/plain;q=0.1, application/json;q=0.5", json: true},
 		{name: "a browser", accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"},
 		{name: "another type", accept: "application/jsonx"},
 		{name: "a bad quality of text ignored", accept: "text/plain;q=NaN, application/json;q=0.5", json: true},

@@ -4,7 +4,35 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 )
+
+// decide answers a yes-or-no question about a function that a fact carries
+// across packages (it never fails, it unregisters, it makes a registry):
+// for a function of another package, whether it has the fact; for one of
+// this package, or one with no object of its own (a wrapper the SSA
+// builder made), what body says of it. A question about a function already
+// being answered, as for one that calls itself, is no; memo keeps the
+// answers.
+func (c *checker) decide(memo map[*ssa.Function]bool, fn *ssa.Function, fact analysis.Fact, body func(*ssa.Function) bool) bool {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if v, ok := memo[fn]; ok {
+		return v
+	}
+	memo[fn] = false
+	var v bool
+	if fn.Pkg != c.pkg && fn.Object() != nil {
+		v = c.pass.ImportObjectFact(fn.Object(), fact)
+	} else {
+		v = body(fn)
+	}
+	memo[fn] = v
+	return v
+}
 
 // registersFact is exported for a function that registers metrics and hands
 // them to its caller: through the result that owns them, or through the

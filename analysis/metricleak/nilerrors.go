@@ -2,7 +2,6 @@ package metricleak
 
 import (
 	"go/token"
-	"go/types"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -23,22 +22,7 @@ func (*neverFailsFact) String() string { return "never fails" }
 // nil error. A function that calls itself, directly or not, may fail, and
 // so may one whose named error result a deferred call can set.
 func (c *checker) neverFails(fn *ssa.Function) bool {
-	if o := fn.Origin(); o != nil {
-		fn = o
-	}
-	if v, ok := c.neverFail[fn]; ok {
-		return v
-	}
-	c.neverFail[fn] = false
-	var v bool
-	if fn.Pkg != c.pkg {
-		obj, ok := fn.Object().(*types.Func)
-		v = ok && c.pass.ImportObjectFact(obj, new(neverFailsFact))
-	} else {
-		v = c.bodyNeverFails(fn)
-	}
-	c.neverFail[fn] = v
-	return v
+	return c.decide(c.neverFail, fn, new(neverFailsFact), c.bodyNeverFails)
 }
 
 func (c *checker) bodyNeverFails(fn *ssa.Function) bool {

@@ -141,22 +141,7 @@ func (*makesRegistryFact) String() string { return "makes a registry" }
 // its body gives one. A function that calls itself, directly or not, is
 // taken not to.
 func (c *checker) makesRegistry(fn *ssa.Function) bool {
-	if o := fn.Origin(); o != nil {
-		fn = o
-	}
-	if v, ok := c.makesReg[fn]; ok {
-		return v
-	}
-	c.makesReg[fn] = false
-	var v bool
-	if fn.Pkg != c.pkg {
-		obj, ok := fn.Object().(*types.Func)
-		v = ok && c.pass.ImportObjectFact(obj, new(makesRegistryFact))
-	} else {
-		v = c.bodyMakesRegistry(fn)
-	}
-	c.makesReg[fn] = v
-	return v
+	return c.decide(c.makesReg, fn, new(makesRegistryFact), c.bodyMakesRegistry)
 }
 
 func (c *checker) bodyMakesRegistry(fn *ssa.Function) bool {

@@ -214,21 +214,7 @@ func (c *checker) isUndoFunc(v ssa.Value, o ownerSet) bool {
 // unregistersFact, or, in this package, its body unregisters a collector,
 // closes a scope, stack or slot, or calls a function that unregisters.
 func (c *checker) unregisters(fn *ssa.Function) bool {
-	if o := fn.Origin(); o != nil {
-		fn = o
-	}
-	if v, ok := c.unreg[fn]; ok {
-		return v
-	}
-	c.unreg[fn] = false // a recursive call adds nothing
-	var v bool
-	if fn.Pkg != c.pkg && fn.Object() != nil {
-		v = c.pass.ImportObjectFact(fn.Object(), new(unregistersFact))
-	} else {
-		v = c.bodyUnregisters(fn)
-	}
-	c.unreg[fn] = v
-	return v
+	return c.decide(c.unreg, fn, new(unregistersFact), c.bodyUnregisters)
 }
 
 func (c *checker) bodyUnregisters(fn *ssa.Function) bool {

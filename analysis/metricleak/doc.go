@@ -140,13 +140,14 @@
 // registered through, and what to do: close the scope the metrics went
 // through, or unregister them, or call a method of the value the callee
 // handed back that undoes what the callee registered. Only a method known by
-// a fact to unregister, and called without arguments, is named: a method of
-// an interface, of which nothing is known, never is. Collectors that
-// describe nothing (unchecked collectors, whose Describe method, not one of
-// client_golang's, does nothing but return, as its body or a fact for
-// another package's shows) cannot be taken back by Unregister: the message
-// says to register them after the last error return instead, and, where only
-// some of the registrations describe nothing, says both.
+// a fact to unregister, and called without arguments or type arguments, is
+// named: a method of an interface, of which nothing is known, never is.
+// Collectors that describe nothing (unchecked collectors, whose Describe
+// method, not one of client_golang's, does nothing but return, as its body
+// or a fact for another package's shows) cannot be taken back by
+// Unregister: the message says to register them after the last error return
+// instead, and, where only some of the registrations describe nothing, says
+// both.
 //
 // # Suggested fixes
 //
@@ -164,9 +165,13 @@
 // error (it returns an error it has just tested against nil, a new error
 // from errors.New or fmt.Errorf, a value of a concrete type, or a package's
 // error variable), so that the undo never runs on success; every variable
-// the undo names is the same variable there, assigned only where it is
-// declared (or never, for a parameter); and, for a method, the callee's
-// error was checked and its value is not known to be nil there. Scopes get
+// the undo names is the same variable (and the package name the same
+// package) there, assigned only where it is declared (or never, for a
+// parameter); Register's error was tested and found nil on every path
+// there, since where Register failed the collector registered under the
+// same descriptors is someone else's, which Unregister would remove; and,
+// for a method, the callee's error was checked in the same way and its
+// value is not known to be nil there. Scopes get
 // no fix: close them with a deferred lifecycle.CloseOnError. Nor do
 // collectors that describe nothing, which Unregister leaves in place. Run
 // the command with -fix to apply the fixes.

@@ -31,7 +31,7 @@ import (
 //
 //   - a collector given to Register or MustRegister, held in a variable,
 //     is unregistered from the registerer it went through, also held in a
-//     variable: reg.Unregister(c);
+//     variable, where Register is known to have succeeded: reg.Unregister(c);
 //   - a collector made by promauto, assigned to a variable, is unregistered
 //     from the registerer given to promauto.With, or from the default
 //     registry with prometheus.Unregister;
@@ -113,20 +113,22 @@ func scopeRegistration(l *leak) bool {
 }
 
 // An undo is a call that undoes one registration, as source text, and the
-// variables it names, each of which must be visible, and hold the same
-// value, where the call is inserted.
+// variables and package it names, each of which its name must still denote,
+// holding the same value, where the call is inserted.
 type undo struct {
-	text string
-	vars []*ast.Ident
+	text  string
+	names []types.Object
 	// succeeded, if set, is the error of the registering call, which must
 	// be known nil where the undo is inserted: a callee that failed handed
-	// back no value to call the method on. owner, if set, is that value,
-	// which must not be known nil there.
+	// back no value to call the method on, and where Register failed the
+	// collector registered under the same descriptors is someone else's.
+	// owner, if set, is the value handed back, which must not be known nil
+	// there.
 	succeeded, owner ssa.Value
 }
 
-// usableAt reports whether each identifier u names denotes, at ret, the
-// same object as where the registration was made, and the registering call
+// usableAt reports whether each name u uses denotes, at ret, the same
+// object as where the registration was made, and the registering call
 // is known to have succeeded there if it must be, with a value that is not
 // known to be nil.
 func (u *undo) usableAt(info *types.Info, f *ast.File, ret *ssa.Return) bool {
@@ -140,9 +142,8 @@ func (u *undo) usableAt(info *types.Info, f *ast.File, ret *ssa.Return) bool {
 	if u.owner != nil && testedAt(ret.Block(), u.owner, token.EQL) {
 		return false
 	}
-	for _, id := range u.vars {
-		_, obj := scope.LookupParent(id.Name, ret.Pos())
-		if obj == nil || obj != info.ObjectOf(id) {
+	for _, obj := range u.names {
+		if _, found := scope.LookupParent(obj.Name(), ret.Pos()); found != obj {
 			return false
 		}
 	}
@@ -179,27 +180,33 @@ func (c *checker) undoOf(f *ast.File, counts map[types.Object]int, r *registrati
 		if !stable(c.pass.TypesInfo, counts, col) {
 			return nil
 		}
-		if fn.Signature().Recv() == nil { // prometheus.MustRegister: the default registry
-			return c.unregisterCall(counts, sel.X, "Unregister", col, true)
+		u := c.unregisterCall(counts, sel.X, col)
+		if u != nil && registererMethod(fn, "Register") {
+			// Where Register failed, the collector registered under
+			// the same descriptors is someone else's.
+			u.succeeded = r.err
 		}
-		return c.unregisterCall(counts, sel.X, "Unregister", col, false)
+		return u
 	case isFunc(fn, promautoPath, fn.Name()):
 		pkg := c.importName(f, prometheusPath)
-		if pkg == "" {
+		if pkg == nil {
 			return nil
 		}
 		col := assignedTo(f, call, 0)
 		if col == nil || !stableAssigned(c.pass.TypesInfo, counts, col) {
 			return nil
 		}
-		return c.unregisterCall(counts, ast.NewIdent(pkg), "Unregister", col, true)
+		u := c.unregisterCall(counts, nil, col)
+		u.text = pkg.Name() + u.text
+		u.names = append(u.names, pkg)
+		return u
 	case isMethod(fn, promautoPath, "Factory", fn.Name()):
 		reg := c.factoryArg(f, counts, sel.X)
 		col := assignedTo(f, call, 0)
 		if reg == nil || col == nil || !stableAssigned(c.pass.TypesInfo, counts, col) {
 			return nil
 		}
-		return c.unregisterCall(counts, reg, "Unregister", col, false)
+		return c.unregisterCall(counts, reg, col)
 	}
 	return nil
 }
@@ -218,22 +225,26 @@ func (c *checker) methodUndo(f *ast.File, counts map[types.Object]int, r *regist
 	if failureResult(r.call.Type()) >= 0 && r.err == nil {
 		return nil // its failure is not checked
 	}
-	id, vars := exprText(c.pass, owner)
-	return &undo{text: id + "." + m.Name() + "()", vars: vars, succeeded: r.err, owner: result(r.call, r.result)}
+	id, names := exprText(c.pass, owner)
+	return &undo{text: id + "." + m.Name() + "()", names: names, succeeded: r.err, owner: result(r.call, r.result)}
 }
 
-// unregisterCall returns the undo recv.method(col), where recv is a
-// package name if pkg is set. The caller has checked col.
-func (c *checker) unregisterCall(counts map[types.Object]int, recv ast.Expr, method string, col ast.Expr, pkg bool) *undo {
-	if !pkg && !stable(c.pass.TypesInfo, counts, recv) {
-		return nil
+// unregisterCall returns the undo recv.Unregister(col), recv being a
+// package name (the default registry), a stable expression, or nil for the
+// caller to put the package's name in front. The caller has checked col.
+func (c *checker) unregisterCall(counts map[types.Object]int, recv ast.Expr, col ast.Expr) *undo {
+	var u undo
+	if recv != nil {
+		_, isPkg := c.pass.TypesInfo.ObjectOf(identOf(recv)).(*types.PkgName)
+		if !isPkg && !stable(c.pass.TypesInfo, counts, recv) {
+			return nil
+		}
+		u.text, u.names = exprText(c.pass, recv)
 	}
-	recvText, recvVars := exprText(c.pass, recv)
-	colText, colVars := exprText(c.pass, col)
-	if pkg {
-		recvVars = nil
-	}
-	return &undo{text: fmt.Sprintf("%s.%s(%s)", recvText, method, colText), vars: append(recvVars, colVars...)}
+	colText, colNames := exprText(c.pass, col)
+	u.text += ".Unregister(" + colText + ")"
+	u.names = append(u.names, colNames...)
+	return &u
 }
 
 // factoryArg returns the registerer given to promauto.With for the factory
@@ -496,36 +507,43 @@ func assignments(info *types.Info, body ast.Node) map[types.Object]int {
 	return counts
 }
 
-// exprText returns the source text of x, a variable or a selector chain,
-// and the identifier it starts with, when that is a variable.
-func exprText(pass *analysis.Pass, x ast.Expr) (string, []*ast.Ident) {
+// exprText returns the source text of x, a name or a selector chain, and
+// the variable or package its first name denotes, if any.
+func exprText(pass *analysis.Pass, x ast.Expr) (string, []types.Object) {
 	var b bytes.Buffer
 	_ = printer.Fprint(&b, pass.Fset, x)
+	switch obj := pass.TypesInfo.ObjectOf(identOf(x)).(type) {
+	case *types.Var, *types.PkgName:
+		return b.String(), []types.Object{obj}
+	}
+	return b.String(), nil
+}
+
+// identOf returns the name a selector chain starts with, or nil.
+func identOf(x ast.Expr) *ast.Ident {
 	for {
 		switch e := ast.Unparen(x).(type) {
 		case *ast.SelectorExpr:
 			x = e.X
-			continue
 		case *ast.Ident:
-			if _, ok := pass.TypesInfo.ObjectOf(e).(*types.Var); ok {
-				return b.String(), []*ast.Ident{e}
-			}
+			return e
+		default:
+			return nil
 		}
-		return b.String(), nil
 	}
 }
 
-// importName returns the name under which f imports path, or "".
-func (c *checker) importName(f *ast.File, path string) string {
+// importName returns the name under which f imports path, or nil.
+func (c *checker) importName(f *ast.File, path string) *types.PkgName {
 	for _, spec := range f.Imports {
 		if pn := c.pass.TypesInfo.PkgNameOf(spec); pn != nil && pkgPath(pn.Imported()) == path {
 			if pn.Name() == "_" || pn.Name() == "." {
-				return ""
+				return nil
 			}
-			return pn.Name()
+			return pn
 		}
 	}
-	return ""
+	return nil
 }
 
 // outermost returns the function fn is a closure within, or fn.

@@ -113,8 +113,8 @@ func plural(n int, singular, plural string) string { return pick(n == 1, singula
 
 // undoMethod returns a method of the value a callee handed back with the
 // registration that undoes it, known by an unregistersFact and called
-// without arguments, such as (*API).UnregisterGauges; nil if there is none.
-// A method named Unregister-something is preferred. The method of an
+// without arguments or type arguments, such as (*API).UnregisterGauges; nil
+// if there is none. A method named Unregister-something is preferred. The method of an
 // interface is never suggested: nothing is known of what it does.
 func (c *checker) undoMethod(r *registration) *types.Func {
 	if r.owner == nil || types.IsInterface(r.owner) {
@@ -128,7 +128,7 @@ func (c *checker) undoMethod(r *registration) *types.Func {
 	ms := types.NewMethodSet(t)
 	for i := range ms.Len() {
 		m, ok := ms.At(i).Obj().(*types.Func)
-		if !ok || m.Signature().Params().Len() != 0 || !m.Exported() && m.Pkg() != c.pass.Pkg {
+		if !ok || m.Signature().Params().Len() != 0 || m.Signature().TypeParams().Len() != 0 || !m.Exported() && m.Pkg() != c.pass.Pkg {
 			continue
 		}
 		if !c.methodUnregisters(m) {

@@ -130,6 +130,50 @@ func shadowed(reg prom.Registerer, other prom.Registerer, connect func() error) 
 	return nil
 }
 
+// packageShadowed returns where the name of the prometheus package means
+// a variable: no fix.
+func packageShadowed(connect func() error) error {
+	c := promauto.NewCounter(prom.CounterOpts{Name: "package_shadowed_total"})
+	g := prom.NewGauge(prom.GaugeOpts{Name: "package_shadowed"})
+	prom.MustRegister(g)
+	if prom := connect(); prom != nil {
+		return prom // want `^package_shadowed_total and package_shadowed registered at fixes\.go:\d+ and 1 other place stay registered when this or 1 other return gives an error`
+	}
+	if err := connect(); err != nil {
+		return err // related
+	}
+	c.Inc()
+	return nil
+}
+
+// checked registers with Register and returns its error: where connect
+// fails, Register has succeeded, and the fix unregisters.
+func checked(reg prom.Registerer, connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "checked"})
+	if err := reg.Register(g); err != nil {
+		return err
+	}
+	if err := connect(); err != nil {
+		return err // want `^checked registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}
+
+// merged returns one error for two failures: where Register failed, the
+// collector registered under the same name is someone else's, which
+// Unregister would remove, so there is no fix.
+func merged(reg prom.Registerer, connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "merged"})
+	err := reg.Register(g)
+	if err == nil {
+		err = connect()
+	}
+	if err != nil {
+		return err // want `^merged registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}
+
 // nilOwner returns where the API is known to be nil: calling its method
 // could panic, so there is no fix.
 func nilOwner(reg prom.Registerer, connect func() error) (*Watcher, error) {

@@ -99,19 +99,23 @@
 // and the next call makes another. A registry is made in the call when it
 // comes from prometheus.NewRegistry or NewPedanticRegistry, from a function
 // whose first result is, on every return, a registry it made (a fact says so
-// across packages), or from a field of an object that the function made and
-// stored only that registry in. Registerers are followed through wrappers,
-// calls like prometheus.WrapRegistererWith that take one registerer and
-// return another. A registering call that failed (its error, or a []error,
-// is not nil) registered nothing, or its callee left behind what it
-// registered, which is the callee's leak and reported there (unless the
-// callee hands it back with the error; see Limitations): so the branch taken
-// after that failure, or a return of that error itself, is not reported. The
-// error is followed into the variables that merge it with other calls'
-// errors, as when each case of a switch assigns err from a constructor and
-// one test of err follows. A Register call whose error is tested for
-// prometheus.AlreadyRegisteredError is idempotent by design, and not tracked
-// at all.
+// across packages), or from a field of an object that the function made,
+// stored only that registry in, and kept to itself: an object given to a
+// call, a method's included, may have had the field changed. Registerers
+// are followed through wrappers, calls like prometheus.WrapRegistererWith
+// that take one registerer and return another, but only client_golang's
+// own wrappers are known to register into the registerer they were given,
+// so a nil or made registry exempts a registration only through those.
+//
+// A registering call that failed (its error, or a []error, is not nil)
+// registered nothing, or its callee left behind what it registered, which is
+// the callee's leak and reported there (unless the callee hands it back with
+// the error; see Limitations): so the branch taken after that failure, or a
+// return of that error itself, is not reported. The error is followed into
+// the variables that merge it with other calls' errors, as when each case of
+// a switch assigns err from a constructor and one test of err follows. A
+// Register call whose error is tested for prometheus.AlreadyRegisteredError
+// is idempotent by design, and not tracked at all.
 //
 // A function whose error result is nil on every return (a constant nil,
 // the error of a call to such a function, or an error tested before the

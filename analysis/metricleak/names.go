@@ -102,7 +102,7 @@ func typeDeref(t types.Type) types.Type {
 // otherwise.
 func storedIn(v ssa.Value) ssa.Value {
 	if fa := loadedField(v); fa != nil {
-		return fieldValue(fa.X, fa.Field)
+		return fieldValue(fa.X, fa.Field, false)
 	}
 	return nil
 }
@@ -121,10 +121,16 @@ func loadedField(v ssa.Value) *ssa.FieldAddr {
 // the object at addr, or nil if it stores none or several. An object copied
 // whole from another (m := tmp; newer SSA builders also build a composite
 // literal in an object of its own and copy it) is looked into too, and a
-// whole store of anything else leaves the field unknown.
-func fieldValue(addr ssa.Value, i int) ssa.Value {
+// whole store of anything else leaves the field unknown. With sure set, it
+// returns nil also unless each of those objects is one the function made
+// and kept to itself (see unshared), so that only the function's own
+// stores can have set the field.
+func fieldValue(addr ssa.Value, i int, sure bool) ssa.Value {
 	var val ssa.Value
 	for range 4 {
+		if _, made := addr.(*ssa.Alloc); sure && (!made || !unshared(addr)) {
+			return nil
+		}
 		var from ssa.Value // what addr is a copy of
 		for _, ref := range referrers(addr) {
 			switch x := ref.(type) {
@@ -182,4 +188,43 @@ func madeBy(call *ssa.Call) string {
 		return ""
 	}
 	return metricName(res)
+}
+
+// unshared reports whether the function only reads and writes the object at
+// addr through its fields, copies it or returns it: no call, closure or
+// other object gets hold of it or of a field's address, so nothing else
+// can change its fields while the function runs.
+func unshared(addr ssa.Value) bool {
+	for _, ref := range referrers(addr) {
+		switch x := ref.(type) {
+		case *ssa.FieldAddr:
+			for _, use := range referrers(x) {
+				switch u := use.(type) {
+				case *ssa.UnOp:
+					if u.Op != token.MUL {
+						return false
+					}
+				case *ssa.Store:
+					if u.Addr != x {
+						return false
+					}
+				case *ssa.DebugRef:
+				default:
+					return false
+				}
+			}
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return false
+			}
+		case *ssa.Store:
+			if x.Addr != addr {
+				return false
+			}
+		case *ssa.Return, *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
 }

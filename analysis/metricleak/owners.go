@@ -233,7 +233,7 @@ func strip(v ssa.Value) ssa.Value {
 // assignedOnce returns the value stored in a variable that is stored to
 // once and otherwise only loaded, or nil. Such a variable stays in memory
 // because a closure captures it (a parameter or a local the closure reads);
-// it is the value it holds.
+// it is the value it holds, unless a closure assigns it too.
 func assignedOnce(a *ssa.Alloc) ssa.Value {
 	var val ssa.Value
 	for _, ref := range referrers(a) {
@@ -247,12 +247,48 @@ func assignedOnce(a *ssa.Alloc) ssa.Value {
 			if x.Op != token.MUL {
 				return nil
 			}
-		case *ssa.MakeClosure, *ssa.DebugRef:
+		case *ssa.MakeClosure:
+			if onlyReads(x, a, 0) {
+				continue
+			}
+			return nil
+		case *ssa.DebugRef:
 		default:
 			return nil
 		}
 	}
 	return val
+}
+
+// onlyReads reports whether the closure that mc makes, and the closures it
+// makes in turn, only read the variable v that mc binds.
+func onlyReads(mc *ssa.MakeClosure, v ssa.Value, depth int) bool {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok || depth > 8 {
+		return false
+	}
+	for i, b := range mc.Bindings {
+		if b != v || i >= len(fn.FreeVars) {
+			continue
+		}
+		fv := fn.FreeVars[i]
+		for _, ref := range referrers(fv) {
+			switch x := ref.(type) {
+			case *ssa.UnOp:
+				if x.Op != token.MUL {
+					return false
+				}
+			case *ssa.MakeClosure:
+				if !onlyReads(x, fv, depth+1) {
+					return false
+				}
+			case *ssa.DebugRef:
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // converted returns the operand of a conversion, or nil.

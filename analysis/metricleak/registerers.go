@@ -2,7 +2,6 @@ package metricleak
 
 import (
 	"go/types"
-	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -19,7 +18,7 @@ func (c *checker) addRegisterer(r *registration) bool {
 	}
 	chain := registererChain(r.registerer)
 	bottom := chain[len(chain)-1]
-	if isNil(bottom) || slices.ContainsFunc(chain, c.madeRegistry) {
+	if c.privateBelow(chain) {
 		return false
 	}
 	r.registerer = bottom
@@ -35,6 +34,28 @@ func (c *checker) addRegisterer(r *registration) bool {
 		}
 	}
 	return true
+}
+
+// privateBelow reports whether a registerer chain ends, through
+// client_golang's own wrappers only, in nil or a registry made in the call.
+// Any other call that takes a registerer and returns one may return
+// something else entirely, such as the default registerer when it is given
+// nil.
+func (c *checker) privateBelow(chain []ssa.Value) bool {
+	for _, v := range chain {
+		if isNil(v) || isNil(root(v)) || c.madeRegistry(v) || c.madeRegistry(root(v)) {
+			return true
+		}
+		call, ok := root(v).(*ssa.Call)
+		if !ok {
+			return false
+		}
+		fn := calleeFunc(call.Common())
+		if !isFunc(fn, prometheusPath, "WrapRegistererWith") && !isFunc(fn, prometheusPath, "WrapRegistererWithPrefix") {
+			return false
+		}
+	}
+	return false
 }
 
 // factoryRegisterer traces a promauto.Factory back to promauto.With(r) and
@@ -97,7 +118,8 @@ func isRegistererType(t types.Type) bool {
 // madeRegistry reports whether v is a registry made in this call: by
 // prometheus.NewRegistry or NewPedanticRegistry, by a callee that returns
 // a registry it made (see makesRegistry), or held in a field of an object
-// the function made, which stores only that registry there.
+// the function made and keeps to itself, which stores only that registry
+// there.
 func (c *checker) madeRegistry(v ssa.Value) bool {
 	for range 8 {
 		v = strip(v)
@@ -116,10 +138,7 @@ func (c *checker) madeRegistry(v ssa.Value) bool {
 		if fa == nil {
 			return false
 		}
-		if _, ok := fa.X.(*ssa.Alloc); !ok {
-			return false // a field of an object from elsewhere may hold anything
-		}
-		if v = fieldValue(fa.X, fa.Field); v == nil {
+		if v = fieldValue(fa.X, fa.Field, true); v == nil {
 			return false
 		}
 	}

@@ -110,3 +110,65 @@ func (h *holder) OnField(start func() error) error { // want OnField:"^registers
 	h.reg.MustRegister(requests())
 	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
 }
+
+type options struct{ reg prometheus.Registerer }
+
+// Option sets an option of NewClient.
+type Option func(*options)
+
+// NewClient registers into a registry of its own unless an option gave
+// another: the options may set the field, so it is not the function's alone.
+func NewClient(start func() error, opts ...Option) error {
+	o := &options{reg: prometheus.NewRegistry()}
+	for _, opt := range opts {
+		opt(o)
+	}
+	o.reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}
+
+func (o *options) useDefault() { o.reg = prometheus.DefaultRegisterer }
+
+// AfterMethod lets a method of the object set the field.
+func AfterMethod(start func() error) error {
+	o := &options{reg: prometheus.NewRegistry()}
+	o.useDefault()
+	o.reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}
+
+func registererFor(global bool, fallback prometheus.Registerer) prometheus.Registerer {
+	if global {
+		return prometheus.DefaultRegisterer
+	}
+	return fallback
+}
+
+// Chosen registers into what registererFor picks: a call that takes a
+// registerer and returns one is no wrapper of client_golang's, and may
+// return another.
+func Chosen(global bool, start func() error) error {
+	reg := registererFor(global, prometheus.NewRegistry())
+	reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}
+
+// Labelled registers through client_golang's wrapper of a registry made
+// here, which passes everything to it.
+func Labelled(start func() error) error {
+	reg := prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, prometheus.NewRegistry())
+	reg.MustRegister(requests())
+	return start()
+}
+
+// Swapped registers into a variable that a closure may set to the shared
+// registry.
+func Swapped(useShared bool, start func() error) error {
+	r := prometheus.NewRegistry()
+	pick := func() { r = SharedRegistry() }
+	if useShared {
+		pick()
+	}
+	r.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}

@@ -78,8 +78,10 @@
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
 //     lifecycle.Stack that is one of these; passing it to a function that
-//     keeps it there, such as a setter on the receiver; sending it on a
-//     channel; starting a goroutine with it;
+//     keeps it there, such as a setter on the receiver or the Store, Swap,
+//     LoadOrStore and CompareAndSwap methods of sync.Map, atomic.Value and
+//     atomic.Pointer, in a call or a deferred one; sending it on a channel;
+//     starting a goroutine with it;
 //   - registering through a *registry.Scope the caller passed in, or
 //     registering a collector the caller passed in or a package variable
 //     holds: the caller, or the program, owns those;

@@ -3,6 +3,7 @@ package metricleak
 import (
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -101,6 +102,11 @@ func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 					if holder := storesInto(x, o); holder != nil {
 						add(holder)
 					}
+					for _, holder := range c.keptIn(&x.Call, o) {
+						add(holder)
+					}
+				case *ssa.Defer:
+					// A deferred keeper keeps on every return.
 					for _, holder := range c.keptIn(&x.Call, o) {
 						add(holder)
 					}
@@ -315,8 +321,13 @@ func isFuncType(t types.Type) bool {
 }
 
 // keptIn returns the roots of the arguments of a call that keep an owned
-// argument, by the callee's keepsFact; nil for the global holder (To -1).
+// argument, by the callee's keepsFact or, for the standard library's
+// concurrent containers, in the receiver (see stdHolder); nil for the
+// global holder (To -1).
 func (c *checker) keptIn(common *ssa.CallCommon, o ownerSet) []ssa.Value {
+	if h := stdHolder(common, o); h != nil {
+		return []ssa.Value{h}
+	}
 	callee := common.StaticCallee()
 	if callee == nil {
 		return nil
@@ -337,6 +348,33 @@ func (c *checker) keptIn(common *ssa.CallCommon, o ownerSet) []ssa.Value {
 		}
 	}
 	return holders
+}
+
+// stdHolder returns the root of the receiver of a call to a setter of the
+// standard library's concurrent containers (sync.Map, atomic.Value,
+// atomic.Pointer) that keeps an owned argument there, or nil. Their bodies
+// keep values through unsafe pointers, which no keepsFact can follow.
+func stdHolder(common *ssa.CallCommon, o ownerSet) ssa.Value {
+	fn := calleeFunc(common)
+	if fn == nil || common.IsInvoke() {
+		return nil
+	}
+	switch fn.Name() {
+	case "Store", "Swap", "LoadOrStore", "CompareAndSwap":
+	default:
+		return nil
+	}
+	if !isMethod(fn, "sync", "Map", fn.Name()) && !isMethod(fn, "sync/atomic", "Value", fn.Name()) && !isMethod(fn, "sync/atomic", "Pointer", fn.Name()) {
+		return nil
+	}
+	recv, args := receiverAndArgs(common)
+	if fn.Name() == "CompareAndSwap" && len(args) > 0 {
+		args = args[len(args)-1:] // the new value; the old one is not kept
+	}
+	if recv == nil || !slices.ContainsFunc(args, o.owns) {
+		return nil
+	}
+	return root(recv)
 }
 
 // canCarry reports whether v can carry an owner: neither v nor the value

@@ -111,9 +111,11 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 
 // keepsSummary returns the keepsFact fn deserves, or nil: for each
 // parameter, where fn itself stores it (or what holds it) so that it
-// outlives the call. Calls fn makes are not followed: a keepsFact says what
-// a setter does, and following calls through buffer pools and the like
-// (fmt keeps its operands in a pooled printer) would say it of everything.
+// outlives the call, by itself or through a setter of the standard
+// library's concurrent containers (see stdHolder). Other calls fn makes are
+// not followed: a keepsFact says what a setter does, and following calls
+// through buffer pools and the like (fmt keeps its operands in a pooled
+// printer) would say it of everything.
 func (c *checker) keepsSummary(fn *ssa.Function) *keepsFact {
 	var f *keepsFact
 	for i, p := range fn.Params {
@@ -150,6 +152,9 @@ func (c *checker) keepsSummary(fn *ssa.Function) *keepsFact {
 					}
 				case *ssa.Call:
 					if h := storesInto(x, o); h != nil {
+						holder(h)
+					}
+					if h := stdHolder(&x.Call, o); h != nil {
 						holder(h)
 					}
 				}

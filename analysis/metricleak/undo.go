@@ -64,6 +64,12 @@ func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 		if c.undoes(&x.Call, o, 0) {
 			return defersUndo
 		}
+		// A deferred keeper keeps at every return after it.
+		for _, holder := range c.keptIn(&x.Call, o) {
+			if holder == nil || outlives(holder) {
+				return keeps
+			}
+		}
 	case *ssa.Call:
 		if c.undoes(&x.Call, o, 0) {
 			return undoes

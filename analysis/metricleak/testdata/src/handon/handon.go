@@ -6,6 +6,8 @@ package handon
 
 import (
 	"errors"
+	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,6 +37,9 @@ type Controller struct {
 	stop     func()
 	stops    map[string]func()
 	watchers watchers
+	byName   sync.Map
+	current  atomic.Pointer[kube.API]
+	latest   atomic.Value
 }
 
 // watchers keeps the APIs it is given.
@@ -104,6 +109,75 @@ func (c *Controller) MethodValueInMap(reg prometheus.Registerer, connect func() 
 	return connect()
 }
 
+// StoreInSyncMap, StoreInAtomic and StoreInAtomicValue keep the API in
+// the receiver through the standard library's concurrent setters.
+func (c *Controller) StoreInSyncMap(reg prometheus.Registerer, connect func() error) error {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	c.byName.Store("east", api)
+	return connect()
+}
+
+func (c *Controller) StoreInAtomic(reg prometheus.Registerer, connect func() error) error {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	if old := c.current.Swap(api); old != nil {
+		old.UnregisterGauges()
+	}
+	return connect()
+}
+
+func (c *Controller) StoreInAtomicValue(reg prometheus.Registerer, connect func() error) error {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	c.latest.Store(api)
+	return connect()
+}
+
+// byNameSet keeps an API in a sync.Map, so it carries a keepsFact.
+func (c *Controller) byNameSet(api *kube.API) { c.byName.Store("east", api) }
+
+func (c *Controller) StoreThroughSetter(reg prometheus.Registerer, connect func() error) error {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	c.byNameSet(api)
+	return connect()
+}
+
+// StoreDeferred keeps the API in the receiver when it returns, on failure
+// too.
+func (c *Controller) StoreDeferred(reg prometheus.Registerer, connect func() error) error {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	defer c.watchers.add(api)
+	return connect()
+}
+
+// StoreInLocalSyncMap keeps it in a map that is dropped.
+func StoreInLocalSyncMap(reg prometheus.Registerer, connect func() error) error { // want StoreInLocalSyncMap:"^registers"
+	var m sync.Map
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	m.Store("east", api)
+	if err := connect(); err != nil {
+		return err // want `via kube\.NewAPI\) stay registered`
+	}
+	m.Range(func(k, v any) bool { return true })
+	return nil
+}
+
 var current *kube.API
 
 func StoreInGlobal(reg prometheus.Registerer, connect func() error) error {
@@ -161,11 +235,11 @@ func CleanupClosure(reg prometheus.Registerer, connect func() error) error { // 
 		cleanup()
 		return err
 	}
-	return errFailed // want `attempts_total registered at handon\.go:158 stays registered`
+	return errFailed // want `attempts_total registered at handon\.go:232 stays registered`
 }
 
 // Cleanup hands a cleanup function back; its caller calls it on failure.
-func Cleanup(reg prometheus.Registerer) (func(), error) { // want Cleanup:"registers attempts_total at handon/handon\\.go:170 \\(result 0, registerer 0\\)" Cleanup:"never fails"
+func Cleanup(reg prometheus.Registerer) (func(), error) { // want Cleanup:"registers attempts_total at handon/handon\\.go:244 \\(result 0, registerer 0\\)" Cleanup:"never fails"
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "attempts_total"})
 	reg.MustRegister(c)
 	return func() { reg.Unregister(c) }, nil
@@ -180,7 +254,7 @@ func UseCleanup(reg prometheus.Registerer, connect func() error) error { // want
 		cleanup()
 		return err
 	}
-	return connect() // want `^attempts_total registered at handon\.go:170 \(via Cleanup\) stays registered when this returns an error: unregister it before returning$`
+	return connect() // want `^attempts_total registered at handon\.go:244 \(via Cleanup\) stays registered when this returns an error: unregister it before returning$`
 }
 
 func Goroutine(reg prometheus.Registerer, connect func() error) error { // want Goroutine:"^registers"

@@ -260,6 +260,10 @@
 // say which collectors describe nothing) are taken to describe something,
 // and get the Unregister advice.
 //
+// The body of a loop over a function iterator (for x := range seq) is a
+// function of its own once built: what it registers, and the returns in
+// it, are not checked.
+//
 // A //lint:ignore on a related return, rather than on the reported one,
 // silences nothing.
 package metricleak

@@ -4,6 +4,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -131,7 +132,9 @@ func fieldValue(addr ssa.Value, i int, sure bool) ssa.Value {
 		if _, made := addr.(*ssa.Alloc); sure && (!made || !unshared(addr)) {
 			return nil
 		}
-		var from ssa.Value // what addr is a copy of
+		var from ssa.Value      // what addr is a copy of
+		var copied *ssa.Store   // the copy
+		var stores []*ssa.Store // into the field
 		for _, ref := range referrers(addr) {
 			switch x := ref.(type) {
 			case *ssa.FieldAddr:
@@ -144,6 +147,7 @@ func fieldValue(addr ssa.Value, i int, sure bool) ssa.Value {
 							return nil
 						}
 						val = st.Val
+						stores = append(stores, st)
 					}
 				}
 			case *ssa.Store:
@@ -154,14 +158,19 @@ func fieldValue(addr ssa.Value, i int, sure bool) ssa.Value {
 				if !ok || load.Op != token.MUL || from != nil {
 					return nil
 				}
-				from = load.X
+				from, copied = load.X, x
 			}
 		}
 		if from == nil {
 			return val
 		}
 		if val != nil {
-			return nil // stored in, and copied over
+			// Stored in after the copy (m := T{...}; m.f = v, as newer
+			// SSA builders lay it out), or copied over.
+			if !slices.ContainsFunc(stores, func(st *ssa.Store) bool { return !before(copied, st) }) {
+				return val
+			}
+			return nil
 		}
 		addr = from
 	}

@@ -226,3 +226,21 @@ func Copied(reg prometheus.Registerer, start func() error) (*counters, error) { 
 	}
 	return &cs, nil
 }
+
+type walMetrics struct {
+	reg       prometheus.Registerer
+	truncated prometheus.Counter
+}
+
+// FieldAfterLiteral sets a field of a struct made by a literal, as
+// Prometheus's agent does: the name is found, also where the SSA builder
+// makes the literal in an object of its own and copies it.
+func FieldAfterLiteral(reg prometheus.Registerer, start func() error) (*walMetrics, error) { // want FieldAfterLiteral:"registers wal_truncated_total at direct/direct.go:\\d+ \\(result 0, registerer 0\\)"
+	m := walMetrics{reg: reg}
+	m.truncated = prometheus.NewCounter(prometheus.CounterOpts{Name: "wal_truncated_total"})
+	reg.MustRegister(m.truncated)
+	if err := start(); err != nil {
+		return nil, err // want `^wal_truncated_total registered at direct\.go:\d+ stays registered`
+	}
+	return &m, nil
+}

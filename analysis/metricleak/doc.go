@@ -45,9 +45,13 @@
 //     MustRegister, which use the default registry;
 //   - promauto.NewXxx (the default registry) and promauto.With(r).NewXxx;
 //   - a call to a function, of any package, known to register and to hand
-//     the registration to its caller: through a result that owns it, or
-//     through the registerer the caller passed in. Such a function carries a
-//     fact, so this works across packages.
+//     the registration to its caller: through a result that owns it,
+//     through the registerer the caller passed in when that is a scope, or
+//     by registering, through the registerer the caller passed in, a
+//     collector the caller passed in too (a helper like register(reg, c)
+//     or registerAll(reg, cs...)), which the caller then owns as if it had
+//     registered the collector itself. Such a function carries a fact, so
+//     this works across packages.
 //
 // A registration is left behind at a return if the function has an error
 // result, the return may give a non-nil error, and some path leads from the

@@ -46,6 +46,11 @@ type registersFact struct {
 	// Registerer is the index of the parameter, the receiver first, that
 	// the registrations go through, or -1 if they go elsewhere.
 	Registerer int
+	// Collectors are the indexes of the parameters that hold collectors
+	// the function registered through Registerer and left registered: a
+	// collector, a slice of them, or a value they are part of. The caller
+	// owns those registrations, as if it had registered what it passed.
+	Collectors []int
 	// Metrics are the fully-qualified names of the metrics registered,
 	// where constant.
 	Metrics []string
@@ -62,7 +67,11 @@ func (f *registersFact) String() string {
 	if len(f.Metrics) > 0 {
 		names = strings.Join(f.Metrics, ",")
 	}
-	return fmt.Sprintf("registers %s at %s (result %d, registerer %d)", names, f.Site, f.Result, f.Registerer)
+	cols := ""
+	if len(f.Collectors) > 0 {
+		cols = fmt.Sprintf(", collectors %v", f.Collectors)
+	}
+	return fmt.Sprintf("registers %s at %s (result %d, registerer %d%s)", names, f.Site, f.Result, f.Registerer, cols)
 }
 
 // equal reports whether f and g say the same; the fixpoint over a package's
@@ -72,7 +81,7 @@ func (f *registersFact) equal(g *registersFact) bool {
 		return f == g
 	}
 	return f.Result == g.Result && f.Registerer == g.Registerer && f.Site == g.Site &&
-		slices.Equal(f.Metrics, g.Metrics)
+		slices.Equal(f.Metrics, g.Metrics) && slices.Equal(f.Collectors, g.Collectors)
 }
 
 // equal reports whether f and g say the same.

@@ -81,10 +81,51 @@ func (c *checker) registrationsAt(call *ssa.Call) []*registration {
 		}
 		return regs
 	}
+	if regs := c.callersCollectors(call); regs != nil {
+		return regs
+	}
 	if r := c.registrationAt(call); r != nil {
 		return []*registration{r}
 	}
 	return nil
+}
+
+// callersCollectors returns the registrations of a call to a function whose
+// registersFact says it registered collectors that the call passes it
+// (Collectors): one for each collector, or for each slice of them that
+// cannot be followed, as for MustRegister. It returns nil for other calls,
+// for a callee that hands an owner back, and where the registrations go
+// through a scope: throughFact handles those.
+func (c *checker) callersCollectors(call *ssa.Call) []*registration {
+	common := call.Common()
+	callee := common.StaticCallee()
+	if callee == nil {
+		return nil
+	}
+	fact := c.registersOf(callee)
+	if fact == nil || fact.Result >= 0 || len(fact.Collectors) == 0 || fact.Registerer < 0 || fact.Registerer >= len(common.Args) || isScope(common.Args[fact.Registerer]) {
+		return nil
+	}
+	var regs []*registration
+	for _, j := range fact.Collectors {
+		if j >= len(common.Args) {
+			continue
+		}
+		cols := []ssa.Value{common.Args[j]}
+		if _, isSlice := common.Args[j].Type().Underlying().(*types.Slice); isSlice {
+			cols, _ = varargs(common.Args[j])
+		}
+		for _, col := range cols {
+			r := &registration{call: call, registerer: common.Args[fact.Registerer], result: -1, arg: -1,
+				via: calleeFunc(common), site: fact.Site, err: result(call, failureResult(call.Type()))}
+			r.addCollectors([]ssa.Value{col})
+			r.collector = col
+			if c.addRegisterer(r) {
+				regs = append(regs, r)
+			}
+		}
+	}
+	return regs
 }
 
 // registrationAt returns the registration that call makes, or nil.

@@ -103,6 +103,12 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			if regParam >= 0 && f.Registerer < 0 {
 				f.Registerer = regParam
 			}
+			if res < 0 && regParam == f.Registerer && r.collector != nil {
+				if j := paramIndex(fn, root(r.collector)); j >= 0 && !slices.Contains(f.Collectors, j) {
+					f.Collectors = append(f.Collectors, j)
+					slices.Sort(f.Collectors)
+				}
+			}
 			f.Metrics = appendNew(f.Metrics, r.metrics...)
 		}
 	}

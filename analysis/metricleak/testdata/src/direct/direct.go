@@ -183,7 +183,7 @@ func (u *unregisterer) Register(c prometheus.Collector) error { // want Register
 	return nil
 }
 
-func (u *unregisterer) MustRegister(cs ...prometheus.Collector) { // want MustRegister:"registers metrics at direct/direct.go:188 \\(result -1, registerer 0\\)"
+func (u *unregisterer) MustRegister(cs ...prometheus.Collector) { // want MustRegister:"registers metrics at direct/direct.go:188 \\(result -1, registerer 0, collectors \\[1\\]\\)"
 	for _, c := range cs {
 		if err := u.Register(c); err != nil {
 			panic(err)
@@ -243,4 +243,41 @@ func FieldAfterLiteral(reg prometheus.Registerer, start func() error) (*walMetri
 		return nil, err // want `^wal_truncated_total registered at direct\.go:\d+ stays registered`
 	}
 	return &m, nil
+}
+
+// RegisterAll registers collectors its caller made, through its caller's
+// registerer: its caller owns the registrations.
+func RegisterAll(reg prometheus.Registerer, cs ...prometheus.Collector) error { // want RegisterAll:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 0, collectors \\[1\\]\\)"
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerOne does so for one collector, and never fails.
+func registerOne(reg prometheus.Registerer, c prometheus.Collector) { reg.MustRegister(c) }
+
+func ThroughHelpers(reg prometheus.Registerer, start func() error) error { // want ThroughHelpers:"registers sessions,queued,dropped_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+	sessions := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sessions"})
+	registerOne(reg, sessions)
+	queued := prometheus.NewGauge(prometheus.GaugeOpts{Name: "queued"})
+	dropped := prometheus.NewCounter(prometheus.CounterOpts{Name: "dropped_total"})
+	if err := RegisterAll(reg, queued, dropped); err != nil {
+		return err // want `^sessions registered at direct\.go:\d+ \(via registerOne\) stays registered`
+	}
+	if err := start(); err != nil {
+		reg.Unregister(sessions)
+		reg.Unregister(queued)
+		return err // want `^dropped_total registered at direct\.go:\d+ \(via RegisterAll\) stays registered`
+	}
+	return nil
+}
+
+// HelperOnReceiver registers the receiver's collector through a helper: the
+// receiver owns it, and so does the method's caller, which gave both.
+func (s *Server) HelperOnReceiver(reg prometheus.Registerer, start func() error) error { // want HelperOnReceiver:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 1, collectors \\[0\\]\\)"
+	registerOne(reg, s.requests)
+	return start()
 }

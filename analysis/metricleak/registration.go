@@ -116,6 +116,9 @@ func (c *checker) callersCollectors(call *ssa.Call) []*registration {
 			cols, _ = varargs(common.Args[j])
 		}
 		for _, col := range cols {
+			if isNil(col) {
+				continue
+			}
 			r := &registration{call: call, registerer: common.Args[fact.Registerer], result: -1, arg: -1,
 				via: calleeFunc(common), site: fact.Site, err: result(call, failureResult(call.Type()))}
 			r.addCollectors([]ssa.Value{col})

@@ -275,6 +275,16 @@ func ThroughHelpers(reg prometheus.Registerer, start func() error) error { // wa
 	return nil
 }
 
+// NothingThroughHelpers passes the helpers no collector: nothing is
+// registered.
+func NothingThroughHelpers(reg prometheus.Registerer, start func() error) error {
+	registerOne(reg, nil)
+	if err := RegisterAll(reg); err != nil {
+		return err
+	}
+	return start()
+}
+
 // HelperOnReceiver registers the receiver's collector through a helper: the
 // receiver owns it, and so does the method's caller, which gave both.
 func (s *Server) HelperOnReceiver(reg prometheus.Registerer, start func() error) error { // want HelperOnReceiver:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 1, collectors \\[0\\]\\)"

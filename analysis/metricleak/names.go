@@ -208,32 +208,30 @@ func unshared(addr ssa.Value) bool {
 		switch x := ref.(type) {
 		case *ssa.FieldAddr:
 			for _, use := range referrers(x) {
-				switch u := use.(type) {
-				case *ssa.UnOp:
-					if u.Op != token.MUL {
-						return false
-					}
-				case *ssa.Store:
-					if u.Addr != x {
-						return false
-					}
-				case *ssa.DebugRef:
-				default:
+				if !accesses(use, x, true) {
 					return false
 				}
 			}
-		case *ssa.UnOp:
-			if x.Op != token.MUL {
-				return false
-			}
-		case *ssa.Store:
-			if x.Addr != addr {
-				return false
-			}
-		case *ssa.Return, *ssa.DebugRef:
+		case *ssa.Return:
 		default:
-			return false
+			if !accesses(ref, addr, true) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// accesses reports whether instr loads from addr, stores to it (if store
+// is set), or only marks it for debugging.
+func accesses(instr ssa.Instruction, addr ssa.Value, store bool) bool {
+	switch x := instr.(type) {
+	case *ssa.UnOp:
+		return x.Op == token.MUL && x.X == addr
+	case *ssa.Store:
+		return store && x.Addr == addr
+	case *ssa.DebugRef:
+		return true
+	}
+	return false
 }

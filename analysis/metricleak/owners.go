@@ -279,17 +279,11 @@ func onlyReads(mc *ssa.MakeClosure, v ssa.Value, depth int) bool {
 		}
 		fv := fn.FreeVars[i]
 		for _, ref := range referrers(fv) {
-			switch x := ref.(type) {
-			case *ssa.UnOp:
-				if x.Op != token.MUL {
+			if inner, ok := ref.(*ssa.MakeClosure); ok {
+				if !onlyReads(inner, fv, depth+1) {
 					return false
 				}
-			case *ssa.MakeClosure:
-				if !onlyReads(x, fv, depth+1) {
-					return false
-				}
-			case *ssa.DebugRef:
-			default:
+			} else if !accesses(ref, fv, false) {
 				return false
 			}
 		}

@@ -1,6 +1,7 @@
 package metricleak
 
 import (
+	"go/token"
 	"go/types"
 	"maps"
 	"slices"
@@ -104,7 +105,7 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 				f.Registerer = regParam
 			}
 			if res < 0 && regParam == f.Registerer && r.collector != nil {
-				if j := paramIndex(fn, root(r.collector)); j >= 0 && !slices.Contains(f.Collectors, j) {
+				if j := collectorParam(fn, r.collector); j >= 0 && !slices.Contains(f.Collectors, j) {
 					f.Collectors = append(f.Collectors, j)
 					slices.Sort(f.Collectors)
 				}
@@ -214,6 +215,40 @@ func (c *checker) registersOf(fn *ssa.Function) *registersFact {
 		return nil
 	}
 	return f
+}
+
+// collectorParam returns the index of the parameter of fn that the
+// collector col is, or is an element or a field of; -1 if there is none,
+// or a conversion on the way made a collector of another type from it (a
+// helper that registers descList(ds) registers no collector of its
+// caller's).
+func collectorParam(fn *ssa.Function, col ssa.Value) int {
+	for range 16 {
+		switch x := col.(type) {
+		case *ssa.MakeInterface:
+			col = x.X
+		case *ssa.ChangeInterface:
+			col = x.X
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return -1
+			}
+			col = x.X
+		case *ssa.FieldAddr:
+			col = x.X
+		case *ssa.Field:
+			col = x.X
+		case *ssa.IndexAddr:
+			col = x.X
+		case *ssa.Index:
+			col = x.X
+		case *ssa.Parameter:
+			return paramIndex(fn, x)
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // paramIndex is the index of v among fn's parameters (the receiver first),

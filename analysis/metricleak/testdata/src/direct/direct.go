@@ -285,6 +285,29 @@ func NothingThroughHelpers(reg prometheus.Registerer, start func() error) error 
 	return start()
 }
 
+// constGauges is a collector made from its caller's values.
+type constGauges []string
+
+func (g constGauges) Describe(ch chan<- *prometheus.Desc) {
+	for range g {
+		ch <- nil
+	}
+}
+
+func (constGauges) Collect(chan<- prometheus.Metric) {}
+
+// registerNames registers a collector it makes from names: a collector of
+// its own, not its caller's.
+func registerNames(reg prometheus.Registerer, names []string) {
+	reg.MustRegister(constGauges(names))
+}
+
+func ConvertedByHelper(reg prometheus.Registerer, start func() error) error {
+	names := []string{"a", "b"}
+	registerNames(reg, names)
+	return start()
+}
+
 // HelperOnReceiver registers the receiver's collector through a helper: the
 // receiver owns it, and so does the method's caller, which gave both.
 func (s *Server) HelperOnReceiver(reg prometheus.Registerer, start func() error) error { // want HelperOnReceiver:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 1, collectors \\[0\\]\\)"

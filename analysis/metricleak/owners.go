@@ -330,15 +330,17 @@ func (c *checker) keptIn(common *ssa.CallCommon, o ownerSet) []ssa.Value {
 	if f == nil {
 		return nil
 	}
+	args := factArgs(common)
 	var holders []ssa.Value
 	for _, fl := range f.Flows {
-		if fl.From >= len(common.Args) || fl.To >= len(common.Args) || !o.owns(common.Args[fl.From]) {
+		if fl.From >= len(args) || fl.To >= len(args) || args[fl.From] == nil || !o.owns(args[fl.From]) {
 			continue
 		}
-		if fl.To < 0 {
+		switch {
+		case fl.To < 0:
 			holders = append(holders, nil)
-		} else {
-			holders = append(holders, root(common.Args[fl.To]))
+		case args[fl.To] != nil:
+			holders = append(holders, root(args[fl.To]))
 		}
 	}
 	return holders

@@ -104,6 +104,25 @@ func calleeFunc(call *ssa.CallCommon) *types.Func {
 	return nil
 }
 
+// factArgs returns the operands of a static call as a fact counts the
+// callee's parameters, the receiver first. A bound method value (x.M taken
+// as a value) is a wrapper that holds its receiver: the receiver is the
+// value bound where the wrapper is made, or nil where that cannot be seen.
+func factArgs(common *ssa.CallCommon) []ssa.Value {
+	callee := common.StaticCallee()
+	if callee == nil || callee.Signature.Recv() != nil || len(callee.FreeVars) != 1 {
+		return common.Args
+	}
+	if m, ok := callee.Object().(*types.Func); !ok || m.Signature().Recv() == nil {
+		return common.Args
+	}
+	var recv ssa.Value
+	if mc, ok := common.Value.(*ssa.MakeClosure); ok && len(mc.Bindings) == 1 {
+		recv = mc.Bindings[0]
+	}
+	return append([]ssa.Value{recv}, common.Args...)
+}
+
 // receiverAndArgs splits a call's operands into the receiver (nil for a
 // function call) and the other arguments.
 func receiverAndArgs(call *ssa.CallCommon) (ssa.Value, []ssa.Value) {

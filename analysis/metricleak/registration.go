@@ -103,23 +103,24 @@ func (c *checker) callersCollectors(call *ssa.Call) []*registration {
 		return nil
 	}
 	fact := c.registersOf(callee)
-	if fact == nil || fact.Result >= 0 || len(fact.Collectors) == 0 || fact.Registerer < 0 || fact.Registerer >= len(common.Args) || isScope(common.Args[fact.Registerer]) {
+	args := factArgs(common)
+	if fact == nil || fact.Result >= 0 || len(fact.Collectors) == 0 || fact.Registerer < 0 || fact.Registerer >= len(args) || args[fact.Registerer] == nil || isScope(args[fact.Registerer]) {
 		return nil
 	}
 	var regs []*registration
 	for _, j := range fact.Collectors {
-		if j >= len(common.Args) {
+		if j >= len(args) || args[j] == nil {
 			continue
 		}
-		cols := []ssa.Value{common.Args[j]}
-		if _, isSlice := common.Args[j].Type().Underlying().(*types.Slice); isSlice {
-			cols, _ = varargs(common.Args[j])
+		cols := []ssa.Value{args[j]}
+		if _, isSlice := args[j].Type().Underlying().(*types.Slice); isSlice {
+			cols, _ = varargs(args[j])
 		}
 		for _, col := range cols {
 			if isNil(col) {
 				continue
 			}
-			r := &registration{call: call, registerer: common.Args[fact.Registerer], result: -1, arg: -1,
+			r := &registration{call: call, registerer: args[fact.Registerer], result: -1, arg: -1,
 				via: calleeFunc(common), site: fact.Site, err: result(call, failureResult(call.Type()))}
 			r.addCollectors([]ssa.Value{col})
 			r.collector = col
@@ -179,8 +180,8 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 	if fact == nil {
 		return false
 	}
-	if fact.Registerer >= 0 && fact.Registerer < len(common.Args) {
-		r.registerer = common.Args[fact.Registerer]
+	if args := factArgs(common); fact.Registerer >= 0 && fact.Registerer < len(args) {
+		r.registerer = args[fact.Registerer]
 	}
 	if fact.Result < 0 && (r.registerer == nil || !isScope(r.registerer)) {
 		// It registers through what its caller gave it and hands nothing

@@ -180,9 +180,7 @@ func (c *checker) keepsSummary(fn *ssa.Function) *keepsFact {
 // keepsOf returns the keepsFact of a callee: from this package's
 // summaries, or imported.
 func (c *checker) keepsOf(fn *ssa.Function) *keepsFact {
-	if o := fn.Origin(); o != nil {
-		fn = o
-	}
+	fn = c.declared(fn)
 	if fn.Pkg == c.pkg {
 		return c.keeps[fn]
 	}
@@ -200,9 +198,7 @@ func (c *checker) keepsOf(fn *ssa.Function) *keepsFact {
 // registersOf returns the registersFact of a callee: from this package's
 // summaries, or imported.
 func (c *checker) registersOf(fn *ssa.Function) *registersFact {
-	if o := fn.Origin(); o != nil {
-		fn = o
-	}
+	fn = c.declared(fn)
 	if fn.Pkg == c.pkg {
 		return c.registers[fn]
 	}
@@ -215,6 +211,22 @@ func (c *checker) registersOf(fn *ssa.Function) *registersFact {
 		return nil
 	}
 	return f
+}
+
+// declared returns the function that fn is an instance or a wrapper of, as
+// declared: a bound method value's wrapper, say, has no facts of its own,
+// and the method it calls, if of this package, has none exported yet while
+// the package's facts are computed.
+func (c *checker) declared(fn *ssa.Function) *ssa.Function {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if obj, ok := fn.Object().(*types.Func); ok && fn.Pkg != c.pkg && obj.Pkg() == c.pass.Pkg {
+		if d := c.pkg.Prog.FuncValue(obj); d != nil {
+			return d
+		}
+	}
+	return fn
 }
 
 // collectorParam returns the index of the parameter of fn that the

@@ -308,6 +308,23 @@ func ConvertedByHelper(reg prometheus.Registerer, start func() error) error {
 	return start()
 }
 
+type adder struct{}
+
+// AddTo registers c, not other.
+func (adder) AddTo(reg prometheus.Registerer, c, other prometheus.Collector) { // want AddTo:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 1, collectors \\[2\\]\\)"
+	reg.MustRegister(c)
+}
+
+// BoundHelper calls the helper as a method value, whose arguments do not
+// count the receiver.
+func BoundHelper(reg prometheus.Registerer, start func() error) error { // want BoundHelper:"registers used_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+	used := prometheus.NewCounter(prometheus.CounterOpts{Name: "used_total"})
+	spare := prometheus.NewCounter(prometheus.CounterOpts{Name: "spare_total"})
+	add := adder{}.AddTo
+	add(reg, used, spare)
+	return start() // want `^used_total registered at direct\.go:\d+ \(via adder\.AddTo\) stays registered`
+}
+
 // HelperOnReceiver registers the receiver's collector through a helper: the
 // receiver owns it, and so does the method's caller, which gave both.
 func (s *Server) HelperOnReceiver(reg prometheus.Registerer, start func() error) error { // want HelperOnReceiver:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 1, collectors \\[0\\]\\)"

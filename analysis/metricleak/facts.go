@@ -92,11 +92,12 @@ func (f *keepsFact) equal(g *keepsFact) bool {
 	return slices.Equal(f.Flows, g.Flows)
 }
 
-// unregistersFact is exported for a function that undoes registrations: it
-// unregisters a collector, closes a scope or a lifecycle stack or slot, or
-// calls a function that does. Calling it with the owner of a registration,
-// as receiver or argument, undoes that registration. This is how a method
-// like (*API).UnregisterGauges is recognised whatever its name.
+// unregistersFact is exported for a function that undoes registrations and
+// makes none: it unregisters a collector it was given (a parameter, the
+// receiver or what they hold), closes such a scope or a lifecycle stack or
+// slot, or calls a function that does. Calling it with the owner of a
+// registration, as receiver or argument, undoes that registration. This is
+// how a method like (*API).UnregisterGauges is recognised whatever its name.
 type unregistersFact struct{}
 
 // AFact marks unregistersFact as an analysis fact.

@@ -224,6 +224,9 @@ func (c *checker) unregisters(fn *ssa.Function) bool {
 }
 
 func (c *checker) bodyUnregisters(fn *ssa.Function) bool {
+	if len(c.registrations(fn)) > 0 {
+		return false // it registers anew (a refresh), or in place of what it took back
+	}
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			ci, ok := instr.(ssa.CallInstruction)
@@ -236,12 +239,23 @@ func (c *checker) bodyUnregisters(fn *ssa.Function) bool {
 }
 
 // given is the ownerSet of what a function was given: its parameters, what
-// it captured and package variables, and what they hold. Only undoing those
-// makes a function one that unregisters: a method that unregisters what its
-// receiver holds undoes registrations; a constructor that unregisters its
-// own on an error path does not undo its arguments'.
+// it captured, and what they hold. Only undoing those makes a function one
+// that unregisters: a method that unregisters what its receiver holds
+// undoes registrations; a constructor that unregisters its own on an error
+// path does not undo its arguments', nor does a method that unregisters a
+// package variable undo what its receiver registered.
 type given struct{}
 
-func (given) owns(v ssa.Value) bool             { return canCarry(v) && outlives(root(v)) }
-func (given) ownsDirectly(v ssa.Value) bool     { return outlives(strip(v)) }
+func (given) owns(v ssa.Value) bool             { return canCarry(v) && isGiven(root(v)) }
+func (given) ownsDirectly(v ssa.Value) bool     { return isGiven(strip(v)) }
 func (given) undoesWhenCalled(v ssa.Value) bool { return false }
+
+// isGiven reports whether a root value is a parameter or a captured
+// variable.
+func isGiven(v ssa.Value) bool {
+	switch v.(type) {
+	case *ssa.Parameter, *ssa.FreeVar:
+		return true
+	}
+	return false
+}

@@ -209,3 +209,38 @@ func throughInterface(reg prom.Registerer, connect func() error) (kube.Interface
 	}
 	return api, nil
 }
+
+var goCollector = prom.NewGauge(prom.GaugeOpts{Name: "process_go"})
+
+type client struct {
+	reg prom.Registerer
+	up  prom.Gauge
+}
+
+func newClient(reg prom.Registerer) *client {
+	c := &client{reg: reg, up: prom.NewGauge(prom.GaugeOpts{Name: "client_up"})}
+	reg.MustRegister(c.up)
+	return c
+}
+
+// UnregisterGo unregisters the program's collector, not the client's: it
+// undoes nothing newClient did.
+func (c *client) UnregisterGo() { prom.Unregister(goCollector) }
+
+// Refresh registers a gauge in place of the old one: no undo either.
+func (c *client) Refresh() { // want Refresh:"registers client_up at fixes/fixes.go:\\d+ \\(result -1, registerer 0, collectors \\[0\\]\\)"
+	c.reg.Unregister(c.up)
+	c.up = prom.NewGauge(prom.GaugeOpts{Name: "client_up"})
+	c.reg.MustRegister(c.up)
+}
+
+// notUndone is told of neither method as an undo, and calling UnregisterGo
+// undoes nothing.
+func notUndone(reg prom.Registerer, connect func() error) (*client, error) {
+	cl := newClient(reg)
+	if err := connect(); err != nil {
+		cl.UnregisterGo()
+		return nil, err // want `^client_up registered at fixes\.go:\d+ \(via newClient\) stays registered when this returns an error: unregister it before returning$`
+	}
+	return cl, nil
+}

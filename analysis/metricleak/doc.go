@@ -174,17 +174,26 @@
 // A fix is offered only if every return of the report surely gives an
 // error (it returns an error it has just tested against nil, a new error
 // from errors.New or fmt.Errorf, a value of a concrete type, or a package's
-// error variable), so that the undo never runs on success; every variable
-// the undo names is the same variable (and the package name the same
-// package) there, assigned only where it is declared (or never, for a
-// parameter); Register's error was tested and found nil on every path
-// there, since where Register failed the collector registered under the
-// same descriptors is someone else's, which Unregister would remove; and,
-// for a method, the callee's error was checked in the same way and its
-// value is not known to be nil there. Scopes get
-// no fix: close them with a deferred lifecycle.CloseOnError. Nor do
-// collectors that describe nothing, which Unregister leaves in place. Run
-// the command with -fix to apply the fixes.
+// error variable), so that the undo never runs on success, and if at each
+// of them:
+//
+//   - the registering call has run on every path there, and Register's
+//     error (or, for a method, the callee's) was tested and found nil:
+//     elsewhere the collector registered under the same descriptors is
+//     someone else's, which Unregister would remove;
+//   - every name the undo uses denotes what it did at the registration: a
+//     variable assigned only where it is declared (or, for a parameter or a
+//     package variable, not in the function), a field assigned nowhere in
+//     the function and not of a value the function passes to a call, which
+//     could change it, and the same package;
+//   - the registerer has an Unregister method, and the value a callee
+//     handed back is not known to be nil.
+//
+// The registerer given to promauto.With may be nil, which registers
+// nowhere: its undo is guarded by a test of it. Scopes get no fix: close
+// them with a deferred lifecycle.CloseOnError. Nor do collectors that
+// describe nothing, which Unregister leaves in place. Run the command with
+// -fix to apply the fixes.
 //
 // # Suppressing a report
 //

@@ -33,8 +33,8 @@ import (
 //     is unregistered from the registerer it went through, also held in a
 //     variable, where Register is known to have succeeded: reg.Unregister(c);
 //   - a collector made by promauto, assigned to a variable, is unregistered
-//     from the registerer given to promauto.With, or from the default
-//     registry with prometheus.Unregister;
+//     from the registerer given to promauto.With, if that is not nil, or
+//     from the default registry with prometheus.Unregister;
 //   - a value a callee handed back with its registrations, assigned to a
 //     variable, has a method without arguments that an unregistersFact
 //     says undoes them, called where the callee is known to have succeeded:
@@ -69,6 +69,7 @@ func (c *checker) suggestFix(fn *ssa.Function, l *leak) *analysis.SuggestedFix {
 		if u == nil {
 			return nil
 		}
+		u.call = r.call
 		if !slices.ContainsFunc(undos, func(v *undo) bool { return v.text == u.text }) {
 			undos = append(undos, u)
 		}
@@ -78,22 +79,24 @@ func (c *checker) suggestFix(fn *ssa.Function, l *leak) *analysis.SuggestedFix {
 		if !ret.Pos().IsValid() || !c.surelyFails(ret) {
 			return nil
 		}
-		var text []string
 		for _, u := range undos {
 			if !u.usableAt(c.pass.TypesInfo, f, ret) {
 				return nil
 			}
-			text = append(text, u.text)
 		}
 		pos := ret.Pos()
 		lineStart := tf.LineStart(tf.Line(pos))
-		indent := src[tf.Offset(lineStart):tf.Offset(pos)]
-		if len(bytes.TrimSpace(indent)) != 0 {
+		indent := string(src[tf.Offset(lineStart):tf.Offset(pos)])
+		if len(strings.TrimSpace(indent)) != 0 {
 			return nil // the return shares its line, which gofmt never leaves so
 		}
 		var b strings.Builder
-		for _, t := range text {
-			b.WriteString(t + "\n" + string(indent))
+		for _, u := range undos {
+			if u.guard != "" {
+				fmt.Fprintf(&b, "if %s != nil {\n%s\t%s\n%s}\n%s", u.guard, indent, u.text, indent, indent)
+			} else {
+				b.WriteString(u.text + "\n" + indent)
+			}
 		}
 		fix.TextEdits = append(fix.TextEdits, analysis.TextEdit{Pos: pos, End: pos, NewText: []byte(b.String())})
 	}
@@ -125,6 +128,13 @@ type undo struct {
 	// owner, if set, is the value handed back, which must not be known nil
 	// there.
 	succeeded, owner ssa.Value
+	// call is the registering call, which must have run on every path to
+	// where the undo is inserted: elsewhere what is unregistered may be
+	// someone else's collector with the same descriptors.
+	call ssa.Instruction
+	// guard, if set, is the registerer, which may be nil (promauto.With
+	// takes nil to register nowhere): the undo runs only if it is not.
+	guard string
 }
 
 // usableAt reports whether each name u uses denotes, at ret, the same
@@ -133,7 +143,7 @@ type undo struct {
 // known to be nil.
 func (u *undo) usableAt(info *types.Info, f *ast.File, ret *ssa.Return) bool {
 	scope := info.Scopes[f].Innermost(ret.Pos())
-	if scope == nil {
+	if scope == nil || !before(u.call, ret) {
 		return false
 	}
 	if u.succeeded != nil && !testedAt(ret.Block(), u.succeeded, token.EQL) {
@@ -206,7 +216,11 @@ func (c *checker) undoOf(f *ast.File, counts map[types.Object]int, r *registrati
 		if reg == nil || col == nil || !stableAssigned(c.pass.TypesInfo, counts, col) {
 			return nil
 		}
-		return c.unregisterCall(counts, reg, col)
+		u := c.unregisterCall(counts, reg, col)
+		if u != nil && !packageVar(c.pass.TypesInfo, reg) {
+			u.guard, _ = exprText(c.pass, reg)
+		}
+		return u
 	}
 	return nil
 }
@@ -238,6 +252,9 @@ func (c *checker) unregisterCall(counts map[types.Object]int, recv ast.Expr, col
 		_, isPkg := c.pass.TypesInfo.ObjectOf(identOf(recv)).(*types.PkgName)
 		if !isPkg && !stable(c.pass.TypesInfo, counts, recv) {
 			return nil
+		}
+		if !isPkg && !hasMethod(c.pass.TypesInfo.TypeOf(recv), "Unregister") {
+			return nil // a type with Register or MustRegister only
 		}
 		u.text, u.names = exprText(c.pass, recv)
 	}
@@ -425,7 +442,7 @@ func stable(info *types.Info, counts map[types.Object]int, x ast.Expr) bool {
 			case !ok:
 				return false
 			case v.Parent() != nil && v.Parent() == v.Pkg().Scope():
-				return true // a package variable
+				return counts[v] == 0 // a package variable
 			case v.Kind() == types.ParamVar || v.Kind() == types.RecvVar:
 				return counts[v] == 0
 			}
@@ -460,7 +477,9 @@ func stableAssigned(info *types.Info, counts map[types.Object]int, x ast.Expr) b
 
 // assignments counts, for each variable and field, the statements of body
 // that assign it, a declaration with a value counting as one; a variable
-// whose address is taken counts as assigned many times.
+// whose address is taken counts as assigned many times, and so does each
+// field of what a call is given (its arguments and a method's receiver),
+// which the call may change.
 func assignments(info *types.Info, body ast.Node) map[types.Object]int {
 	counts := map[types.Object]int{}
 	lhs := func(x ast.Expr, n int) {
@@ -501,10 +520,60 @@ func assignments(info *types.Info, body ast.Node) map[types.Object]int {
 			if s.Op == token.AND {
 				lhs(s.X, 2)
 			}
+		case *ast.CallExpr:
+			given := s.Args
+			if sel, ok := ast.Unparen(s.Fun).(*ast.SelectorExpr); ok && info.Selections[sel] != nil {
+				given = append(slices.Clip(given), sel.X)
+			}
+			for _, x := range given {
+				changeable(info.TypeOf(x), counts, map[types.Type]bool{})
+			}
 		}
 		return true
 	})
 	return counts
+}
+
+// changeable counts each field of a value of type t, and of the values it
+// holds or points to, as assigned many times.
+func changeable(t types.Type, counts map[types.Object]int, seen map[types.Type]bool) {
+	if t == nil || seen[t] {
+		return
+	}
+	seen[t] = true
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		changeable(u.Elem(), counts, seen)
+	case *types.Struct:
+		for f := range u.Fields() {
+			counts[f] += 2
+			changeable(f.Type(), counts, seen)
+		}
+	}
+}
+
+// packageVar reports whether x is a package variable, such as
+// prometheus.DefaultRegisterer.
+func packageVar(info *types.Info, x ast.Expr) bool {
+	var id *ast.Ident
+	switch e := ast.Unparen(x).(type) {
+	case *ast.Ident:
+		id = e
+	case *ast.SelectorExpr:
+		id = e.Sel
+	}
+	v, ok := info.ObjectOf(id).(*types.Var)
+	return ok && v.Parent() != nil && v.Parent() == v.Pkg().Scope()
+}
+
+// hasMethod reports whether values of type t have the method name.
+func hasMethod(t types.Type, name string) bool {
+	if t == nil {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
+	_, ok := obj.(*types.Func)
+	return ok
 }
 
 // exprText returns the source text of x, a name or a selector chain, and

@@ -244,3 +244,59 @@ func notUndone(reg prom.Registerer, connect func() error) (*client, error) {
 	}
 	return cl, nil
 }
+
+type mustRegisterer interface {
+	MustRegister(...prom.Collector)
+}
+
+// onlyMustRegister registers through a type that cannot unregister: no fix.
+func onlyMustRegister(reg mustRegisterer, connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "only_must"})
+	reg.MustRegister(g)
+	if err := connect(); err != nil {
+		return err // want `^only_must registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}
+
+// sometimes registers only when enabled; where it did not, Unregister
+// would remove another collector with the same name: no fix.
+func sometimes(reg prom.Registerer, enabled bool, connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "sometimes"})
+	if enabled {
+		reg.MustRegister(g)
+	}
+	if err := connect(); err != nil {
+		return err // want `^sometimes registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}
+
+// Registry is a package variable that packageReassigned changes after
+// registering through it: no fix.
+var Registry prom.Registerer = prom.NewRegistry()
+
+func packageReassigned(connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "package_reassigned"})
+	Registry.MustRegister(g)
+	Registry = prom.WrapRegistererWithPrefix("x_", Registry)
+	if err := connect(); err != nil {
+		return err // want `^package_reassigned registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}
+
+type holder struct{ g prom.Gauge }
+
+func (h *holder) rebuild() { h.g = prom.NewGauge(prom.GaugeOpts{Name: "rebuilt"}) }
+
+// changedByCall registers a field that a method then changes: no fix.
+func changedByCall(reg prom.Registerer, connect func() error) error {
+	h := &holder{g: prom.NewGauge(prom.GaugeOpts{Name: "changed_by_call"})}
+	reg.MustRegister(h.g)
+	h.rebuild()
+	if err := connect(); err != nil {
+		return err // want `^changed_by_call registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}

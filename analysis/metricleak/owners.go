@@ -185,6 +185,9 @@ func root(v ssa.Value) ssa.Value {
 			v = x.X
 		case *ssa.Alloc:
 			w := assignedOnce(x)
+			if p := spilled(x); p != nil {
+				w = p
+			}
 			if w == nil {
 				return v
 			}
@@ -234,6 +237,26 @@ func strip(v ssa.Value) ssa.Value {
 		}
 	}
 	return v
+}
+
+// spilled returns the parameter that a is the local copy of, or nil: the
+// SSA builder copies a parameter whose parts are addressed (an array
+// parameter that is sliced, say) into a variable at the function's entry,
+// and stores nothing else into it whole.
+func spilled(a *ssa.Alloc) *ssa.Parameter {
+	var p *ssa.Parameter
+	for _, ref := range referrers(a) {
+		st, ok := ref.(*ssa.Store)
+		if !ok || st.Addr != a {
+			continue
+		}
+		q, ok := st.Val.(*ssa.Parameter)
+		if !ok || p != nil || st.Block() != a.Parent().Blocks[0] {
+			return nil
+		}
+		p = q
+	}
+	return p
 }
 
 // assignedOnce returns the value stored in a variable that is stored to

@@ -92,8 +92,8 @@ func (c *checker) registrationsAt(call *ssa.Call) []*registration {
 
 // callersCollectors returns the registrations of a call to a function whose
 // registersFact says it registered collectors that the call passes it
-// (Collectors): one for each collector, or for each slice of them that
-// cannot be followed, as for MustRegister. It returns nil for other calls,
+// (Collectors): one for each collector, or for each slice or array of them
+// that cannot be followed, as for MustRegister. It returns nil for other calls,
 // for a callee that hands an owner back, and where the registrations go
 // through a scope: throughFact handles those.
 func (c *checker) callersCollectors(call *ssa.Call) []*registration {
@@ -113,7 +113,8 @@ func (c *checker) callersCollectors(call *ssa.Call) []*registration {
 			continue
 		}
 		cols := []ssa.Value{args[j]}
-		if _, isSlice := args[j].Type().Underlying().(*types.Slice); isSlice {
+		switch args[j].Type().Underlying().(type) {
+		case *types.Slice, *types.Array:
 			cols, _ = varargs(args[j])
 		}
 		for _, col := range cols {

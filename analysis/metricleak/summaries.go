@@ -254,6 +254,14 @@ func collectorParam(fn *ssa.Function, col ssa.Value) int {
 			col = x.X
 		case *ssa.Index:
 			col = x.X
+		case *ssa.Slice:
+			col = x.X
+		case *ssa.Alloc:
+			p := spilled(x)
+			if p == nil {
+				return -1
+			}
+			col = p
 		case *ssa.Parameter:
 			return paramIndex(fn, x)
 		default:

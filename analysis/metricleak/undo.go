@@ -45,7 +45,9 @@ func (c *checker) effects(fn *ssa.Function, o *owners) map[ssa.Instruction]effec
 func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 	switch x := instr.(type) {
 	case *ssa.Store:
-		if o.owns(x.Val) && outlives(root(x.Addr)) {
+		// A parameter copied into its own local variable (see spilled)
+		// stays where it was.
+		if o.owns(x.Val) && outlives(root(x.Addr)) && root(x.Addr) != root(x.Val) {
 			return keeps
 		}
 	case *ssa.MapUpdate:

@@ -331,3 +331,19 @@ func (s *Server) HelperOnReceiver(reg prometheus.Registerer, start func() error)
 	registerOne(reg, s.requests)
 	return start()
 }
+
+// ArrayParam registers the collectors of its caller's array: the caller's.
+func ArrayParam(reg prometheus.Registerer, cs [2]prometheus.Collector, start func() error) error { // want ArrayParam:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 0, collectors \\[1\\]\\)"
+	reg.MustRegister(cs[:]...)
+	return start()
+}
+
+// ThroughArrayHelper hands its own collectors to ArrayParam in an array.
+func ThroughArrayHelper(reg prometheus.Registerer, start func() error) error { // want ThroughArrayHelper:"registers array_a_total,array_b_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+	a := prometheus.NewCounter(prometheus.CounterOpts{Name: "array_a_total"})
+	b := prometheus.NewCounter(prometheus.CounterOpts{Name: "array_b_total"})
+	if err := ArrayParam(reg, [2]prometheus.Collector{a, b}, start); err != nil {
+		return err
+	}
+	return start() // want `^array_a_total and array_b_total registered at direct\.go:\d+ \(via ArrayParam\) stay registered`
+}

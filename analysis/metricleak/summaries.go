@@ -241,6 +241,11 @@ func collectorParam(fn *ssa.Function, col ssa.Value) int {
 			col = x.X
 		case *ssa.ChangeInterface:
 			col = x.X
+		case *ssa.ChangeType:
+			if _, ok := x.X.Type().(*types.TypeParam); !ok {
+				return -1
+			}
+			col = x.X // a type parameter's value as its constraint
 		case *ssa.UnOp:
 			if x.Op != token.MUL {
 				return -1

@@ -347,3 +347,15 @@ func ThroughArrayHelper(reg prometheus.Registerer, start func() error) error { /
 	}
 	return start() // want `^array_a_total and array_b_total registered at direct\.go:\d+ \(via ArrayParam\) stay registered`
 }
+
+// RegisterTyped is a generic helper: its type parameter's value is its
+// caller's collector.
+func RegisterTyped[C prometheus.Collector](reg prometheus.Registerer, c C) { // want RegisterTyped:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 0, collectors \\[1\\]\\)"
+	reg.MustRegister(c)
+}
+
+func ThroughTypedHelper(reg prometheus.Registerer, start func() error) error { // want ThroughTypedHelper:"registers typed_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "typed_total"})
+	RegisterTyped(reg, c)
+	return start() // want `^typed_total registered at direct\.go:\d+ \(via RegisterTyped\) stays registered`
+}

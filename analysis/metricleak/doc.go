@@ -111,7 +111,8 @@
 // are followed through wrappers, calls like prometheus.WrapRegistererWith
 // that take one registerer and return another, but only client_golang's
 // own wrappers are known to register into the registerer they were given,
-// so a nil or made registry exempts a registration only through those.
+// so a nil or made registry exempts a registration only through those, in
+// the function or, as its fact says, in the callee it is given to.
 //
 // A registering call that failed (its error, or a []error, is not nil)
 // registered nothing, or its callee left behind what it registered, which is

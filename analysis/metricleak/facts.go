@@ -51,6 +51,11 @@ type registersFact struct {
 	// collector, a slice of them, or a value they are part of. The caller
 	// owns those registrations, as if it had registered what it passed.
 	Collectors []int
+	// Opaque is set when some of those registrations went from Registerer
+	// through a call, other than client_golang's wrappers, that takes a
+	// registerer and returns one: a nil or made registry given as
+	// Registerer then says nothing of where they went.
+	Opaque bool
 	// Metrics are the fully-qualified names of the metrics registered,
 	// where constant.
 	Metrics []string
@@ -71,6 +76,9 @@ func (f *registersFact) String() string {
 	if len(f.Collectors) > 0 {
 		cols = fmt.Sprintf(", collectors %v", f.Collectors)
 	}
+	if f.Opaque {
+		cols += ", opaque"
+	}
 	return fmt.Sprintf("registers %s at %s (result %d, registerer %d%s)", names, f.Site, f.Result, f.Registerer, cols)
 }
 
@@ -81,7 +89,7 @@ func (f *registersFact) equal(g *registersFact) bool {
 		return f == g
 	}
 	return f.Result == g.Result && f.Registerer == g.Registerer && f.Site == g.Site &&
-		slices.Equal(f.Metrics, g.Metrics) && slices.Equal(f.Collectors, g.Collectors)
+		slices.Equal(f.Metrics, g.Metrics) && slices.Equal(f.Collectors, g.Collectors) && f.Opaque == g.Opaque
 }
 
 // equal reports whether f and g say the same.

@@ -2,6 +2,7 @@ package metricleak
 
 import (
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -18,7 +19,8 @@ func (c *checker) addRegisterer(r *registration) bool {
 	}
 	chain := registererChain(r.registerer)
 	bottom := chain[len(chain)-1]
-	if c.privateBelow(chain) {
+	r.opaque = r.opaque || !wrappersOnly(chain)
+	if !r.opaque && c.privateBelow(chain) {
 		return false
 	}
 	r.registerer = bottom
@@ -47,15 +49,31 @@ func (c *checker) privateBelow(chain []ssa.Value) bool {
 			return true
 		}
 		call, ok := root(v).(*ssa.Call)
-		if !ok {
-			return false
-		}
-		fn := calleeFunc(call.Common())
-		if !isFunc(fn, prometheusPath, "WrapRegistererWith") && !isFunc(fn, prometheusPath, "WrapRegistererWithPrefix") {
+		if !ok || !isWrapper(call) {
 			return false
 		}
 	}
 	return false
+}
+
+// wrappersOnly reports whether the calls that a registerer chain passes
+// through, from each to the registerer given to it, are all client_golang's
+// own wrappers.
+func wrappersOnly(chain []ssa.Value) bool {
+	for i := range len(chain) - 1 {
+		call, ok := root(chain[i]).(*ssa.Call)
+		if ok && slices.Contains(call.Call.Args, chain[i+1]) && !isWrapper(call) {
+			return false
+		}
+	}
+	return true
+}
+
+// isWrapper reports whether call is prometheus.WrapRegistererWith or
+// WrapRegistererWithPrefix.
+func isWrapper(call *ssa.Call) bool {
+	fn := calleeFunc(call.Common())
+	return isFunc(fn, prometheusPath, "WrapRegistererWith") || isFunc(fn, prometheusPath, "WrapRegistererWithPrefix")
 }
 
 // factoryRegisterer traces a promauto.Factory back to promauto.With(r) and

@@ -39,6 +39,11 @@ type registration struct {
 	// arg is the index of the collector among the arguments of a
 	// MustRegister call, or -1.
 	arg int
+	// opaque is set when the registration went through a call, other than
+	// client_golang's wrappers, that takes a registerer and returns one,
+	// here or in the callee: a nil or made registry below it says nothing
+	// of where the metrics went.
+	opaque bool
 	// collector is the collector given to Register or MustRegister, or
 	// nil: where it describes nothing, Unregister cannot take it back (see
 	// unchecked).
@@ -122,7 +127,7 @@ func (c *checker) callersCollectors(call *ssa.Call) []*registration {
 				continue
 			}
 			r := &registration{call: call, registerer: args[fact.Registerer], result: -1, arg: -1,
-				via: calleeFunc(common), site: fact.Site, err: result(call, failureResult(call.Type()))}
+				via: calleeFunc(common), site: fact.Site, err: result(call, failureResult(call.Type())), opaque: fact.Opaque}
 			r.addCollectors([]ssa.Value{col})
 			r.collector = col
 			if c.addRegisterer(r) {
@@ -190,6 +195,7 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 		return false
 	}
 	r.via = calleeFunc(common)
+	r.opaque = fact.Opaque
 	r.metrics = fact.Metrics
 	r.site = fact.Site
 	r.err = result(r.call, failureResult(r.call.Type()))

@@ -104,6 +104,9 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			if regParam >= 0 && f.Registerer < 0 {
 				f.Registerer = regParam
 			}
+			if regParam >= 0 && regParam == f.Registerer && r.opaque {
+				f.Opaque = true
+			}
 			if res < 0 && regParam == f.Registerer && r.collector != nil {
 				if j := collectorParam(fn, r.collector); j >= 0 && !slices.Contains(f.Collectors, j) {
 					f.Collectors = append(f.Collectors, j)

@@ -172,3 +172,27 @@ func Swapped(useShared bool, start func() error) error {
 	r.MustRegister(requests())
 	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
 }
+
+// registerInto registers through registererFor, which may pick the shared
+// registry whatever it is given: its fact says so.
+func registerInto(reg prometheus.Registerer, c prometheus.Collector) {
+	registererFor(false, reg).MustRegister(c)
+}
+
+// ThroughOpaqueHelper gives that helper a registry of its own, which says
+// nothing of where the collector went.
+func ThroughOpaqueHelper(start func() error) error {
+	registerInto(prometheus.NewRegistry(), requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ \(via registerInto\) stays registered`
+}
+
+// registerPlain registers through what it is given, or a wrapper of it.
+func registerPlain(reg prometheus.Registerer, c prometheus.Collector) {
+	prometheus.WrapRegistererWithPrefix("app_", reg).MustRegister(c)
+}
+
+// ThroughPlainHelper gives that one a registry of its own: no leak.
+func ThroughPlainHelper(start func() error) error {
+	registerPlain(prometheus.NewRegistry(), requests())
+	return start()
+}

@@ -84,8 +84,9 @@
 //     lifecycle.Stack that is one of these; passing it to a function that
 //     keeps it there, such as a setter on the receiver or the Store, Swap,
 //     LoadOrStore and CompareAndSwap methods of sync.Map, atomic.Value and
-//     atomic.Pointer, in a call or a deferred one; sending it on a channel;
-//     starting a goroutine with it;
+//     atomic.Pointer, in a call or a deferred one; calling, or deferring, a
+//     closure that stores it there; sending it on a channel; starting a
+//     goroutine with it;
 //   - registering through a *registry.Scope the caller passed in, or
 //     registering a collector the caller passed in or a package variable
 //     holds: the caller, or the program, owns those;

@@ -67,10 +67,8 @@ func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 			return defersUndo
 		}
 		// A deferred keeper keeps at every return after it.
-		for _, holder := range c.keptIn(&x.Call, o) {
-			if holder == nil || outlives(holder) {
-				return keeps
-			}
+		if c.callKeeps(&x.Call, o) {
+			return keeps
 		}
 	case *ssa.Call:
 		if c.undoes(&x.Call, o, 0) {
@@ -79,13 +77,58 @@ func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 		if holder := storesInto(x, o); holder != nil && outlives(holder) {
 			return keeps
 		}
-		for _, holder := range c.keptIn(&x.Call, o) {
-			if holder == nil || outlives(holder) {
-				return keeps
-			}
+		if c.callKeeps(&x.Call, o) {
+			return keeps
 		}
 	}
 	return none
+}
+
+// callKeeps reports whether a call keeps an owner where it outlives the
+// function: a callee that keeps an argument there (see keptIn), or a
+// closure that stores what it captured there.
+func (c *checker) callKeeps(common *ssa.CallCommon, o *owners) bool {
+	for _, holder := range c.keptIn(common, o) {
+		if holder == nil || outlives(holder) {
+			return true
+		}
+	}
+	mc, ok := common.Value.(*ssa.MakeClosure)
+	if !ok || !anyOwned(o, mc.Bindings) {
+		return false
+	}
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok {
+		return false
+	}
+	inner := &captured{outer: o, bindings: map[*ssa.FreeVar]ssa.Value{}}
+	for i, fv := range fn.FreeVars {
+		inner.bindings[fv] = mc.Bindings[i]
+	}
+	// Where the closure stores: a package variable, or what it captured of
+	// something that outlives the function.
+	lasting := func(addr ssa.Value) bool {
+		h := root(addr)
+		if b := inner.bound(h); b != nil {
+			h = root(b)
+		}
+		return outlives(h)
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch x := instr.(type) {
+			case *ssa.Store:
+				if inner.owns(x.Val) && lasting(x.Addr) {
+					return true
+				}
+			case *ssa.MapUpdate:
+				if (inner.owns(x.Value) || inner.owns(x.Key)) && lasting(x.Map) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func anyOwned(o ownerSet, vs []ssa.Value) bool {

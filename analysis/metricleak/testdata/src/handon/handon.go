@@ -361,3 +361,37 @@ func (t *tenants) StartTenant(name string, connect func() error) error { // want
 	t.apis[name] = api
 	return nil
 }
+
+// KeptByDeferredClosure and KeptByClosure store the API in the receiver from
+// a closure, deferred or called at once.
+func (c *Controller) KeptByDeferredClosure(reg prometheus.Registerer, connect func() error) error {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	defer func() { c.api = api }()
+	return connect()
+}
+
+func (c *Controller) KeptByClosure(reg prometheus.Registerer, connect func() error) error {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	func() { c.api = api }()
+	return connect()
+}
+
+// KeptInLocalByClosure stores it in a local variable: not kept.
+func KeptInLocalByClosure(reg prometheus.Registerer, connect func() error) error { // want KeptInLocalByClosure:"^registers"
+	var kept *kube.API
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	func() { kept = api }()
+	if err := connect(); err != nil {
+		return err // want `via kube\.NewAPI\) stay registered`
+	}
+	return kept.Sync()
+}

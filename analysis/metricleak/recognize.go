@@ -124,13 +124,16 @@ func factArgs(common *ssa.CallCommon) []ssa.Value {
 }
 
 // receiverAndArgs splits a call's operands into the receiver (nil for a
-// function call) and the other arguments.
+// function, or for a bound method value whose receiver cannot be seen) and
+// the arguments.
 func receiverAndArgs(call *ssa.CallCommon) (ssa.Value, []ssa.Value) {
 	if call.IsInvoke() {
 		return call.Value, call.Args
 	}
-	if fn := calleeFunc(call); fn != nil && fn.Signature().Recv() != nil && len(call.Args) > 0 {
-		return call.Args[0], call.Args[1:]
+	if fn := calleeFunc(call); fn != nil && fn.Signature().Recv() != nil {
+		if args := factArgs(call); len(args) > 0 {
+			return args[0], args[1:]
+		}
 	}
 	return nil, call.Args
 }

@@ -359,3 +359,17 @@ func ThroughTypedHelper(reg prometheus.Registerer, start func() error) error { /
 	RegisterTyped(reg, c)
 	return start() // want `^typed_total registered at direct\.go:\d+ \(via RegisterTyped\) stays registered`
 }
+
+// ThroughMethodValues registers and unregisters through method values of
+// the registerer.
+func ThroughMethodValues(reg prometheus.Registerer, start func() error) error { // want ThroughMethodValues:"registers value_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "value_total"})
+	register := reg.MustRegister
+	register(c)
+	if err := start(); err != nil {
+		unregister := reg.Unregister
+		unregister(c)
+		return err
+	}
+	return start() // want `^value_total registered at direct\.go:\d+ stays registered`
+}

@@ -395,3 +395,15 @@ func KeptInLocalByClosure(reg prometheus.Registerer, connect func() error) error
 	}
 	return kept.Sync()
 }
+
+// KeptByMethodValue stores the API through a method value of the receiver's
+// sync.Map.
+func (c *Controller) KeptByMethodValue(reg prometheus.Registerer, connect func() error) error {
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	store := c.byName.Store
+	store("east", api)
+	return connect()
+}

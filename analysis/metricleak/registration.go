@@ -86,21 +86,19 @@ func (c *checker) registrationsAt(call *ssa.Call) []*registration {
 		}
 		return regs
 	}
-	if regs := c.callersCollectors(call); regs != nil {
-		return regs
-	}
+	regs := c.callersCollectors(call)
 	if r := c.registrationAt(call); r != nil {
-		return []*registration{r}
+		regs = append(regs, r)
 	}
-	return nil
+	return regs
 }
 
 // callersCollectors returns the registrations of a call to a function whose
 // registersFact says it registered collectors that the call passes it
 // (Collectors): one for each collector, or for each slice or array of them
-// that cannot be followed, as for MustRegister. It returns nil for other calls,
-// for a callee that hands an owner back, and where the registrations go
-// through a scope: throughFact handles those.
+// that cannot be followed, as for MustRegister. It returns nil for other
+// calls, and where the registrations go through a scope, which throughFact
+// handles, as it does the registrations of an owner the callee hands back.
 func (c *checker) callersCollectors(call *ssa.Call) []*registration {
 	common := call.Common()
 	callee := common.StaticCallee()
@@ -109,7 +107,7 @@ func (c *checker) callersCollectors(call *ssa.Call) []*registration {
 	}
 	fact := c.registersOf(callee)
 	args := factArgs(common)
-	if fact == nil || fact.Result >= 0 || len(fact.Collectors) == 0 || fact.Registerer < 0 || fact.Registerer >= len(args) || args[fact.Registerer] == nil || isScope(args[fact.Registerer]) {
+	if fact == nil || len(fact.Collectors) == 0 || fact.Registerer < 0 || fact.Registerer >= len(args) || args[fact.Registerer] == nil || isScope(args[fact.Registerer]) {
 		return nil
 	}
 	var regs []*registration

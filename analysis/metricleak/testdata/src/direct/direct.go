@@ -373,3 +373,30 @@ func ThroughMethodValues(reg prometheus.Registerer, start func() error) error { 
 	}
 	return start() // want `^value_total registered at direct\.go:\d+ stays registered`
 }
+
+type pipeline struct {
+	reg    prometheus.Registerer
+	queued prometheus.Gauge
+}
+
+// Stop undoes what newPipeline registered of its own.
+func (p *pipeline) Stop() { p.reg.Unregister(p.queued) } // want Stop:"unregisters"
+
+// NewPipeline registers a gauge of its own, which it hands back, and its
+// caller's extra collector.
+func NewPipeline(reg prometheus.Registerer, extra prometheus.Collector) *pipeline { // want NewPipeline:"registers pipeline_queued at direct/direct.go:\\d+ \\(result 0, registerer 0, collectors \\[1\\]\\)"
+	p := &pipeline{reg: reg, queued: prometheus.NewGauge(prometheus.GaugeOpts{Name: "pipeline_queued"})}
+	reg.MustRegister(p.queued, extra)
+	return p
+}
+
+// StoppedPipeline stops the pipeline, which leaves the extra collector.
+func StoppedPipeline(reg prometheus.Registerer, start func() error) error { // want StoppedPipeline:"registers .* \\(result -1, registerer 0\\)"
+	extra := prometheus.NewCounter(prometheus.CounterOpts{Name: "pipeline_extra_total"})
+	p := NewPipeline(reg, extra)
+	if err := start(); err != nil {
+		p.Stop()
+		return err // want `^pipeline_extra_total registered at direct\.go:\d+ \(via NewPipeline\) stays registered`
+	}
+	return nil
+}

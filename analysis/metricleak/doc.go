@@ -121,9 +121,13 @@
 // the error; see Limitations): so the branch taken after that failure, or a
 // return of that error itself, is not reported. The error is followed into
 // the variables that merge it with other calls' errors, as when each case of
-// a switch assigns err from a constructor and one test of err follows. A
-// Register call whose error is tested for prometheus.AlreadyRegisteredError
-// is idempotent by design, and not tracked at all.
+// a switch assigns err from a constructor and one test of err follows.
+// Likewise, a branch taken where a value that holds what was registered is
+// nil (if c != nil { reg.Unregister(c) }) is not taken after the
+// registration: a registered collector is not nil, and a callee that handed
+// back nil handed back nothing to undo. A Register call whose error is
+// tested for prometheus.AlreadyRegisteredError is idempotent by design, and
+// not tracked at all.
 //
 // A function whose error result is nil on every return (a constant nil,
 // the error of a call to such a function, or an error tested before the
@@ -188,8 +192,7 @@
 //     package variable, not in the function), a field assigned nowhere in
 //     the function and not of a value the function passes to a call, which
 //     could change it, and the same package;
-//   - the registerer has an Unregister method, and the value a callee
-//     handed back is not known to be nil.
+//   - the registerer has an Unregister method.
 //
 // The registerer given to promauto.With may be nil, which registers
 // nowhere: its undo is guarded by a test of it. Scopes get no fix: close

@@ -125,9 +125,7 @@ type undo struct {
 	// be known nil where the undo is inserted: a callee that failed handed
 	// back no value to call the method on, and where Register failed the
 	// collector registered under the same descriptors is someone else's.
-	// owner, if set, is the value handed back, which must not be known nil
-	// there.
-	succeeded, owner ssa.Value
+	succeeded ssa.Value
 	// call is the registering call, which must have run on every path to
 	// where the undo is inserted: elsewhere what is unregistered may be
 	// someone else's collector with the same descriptors.
@@ -137,19 +135,15 @@ type undo struct {
 	guard string
 }
 
-// usableAt reports whether each name u uses denotes, at ret, the same
-// object as where the registration was made, and the registering call
-// is known to have succeeded there if it must be, with a value that is not
-// known to be nil.
+// usableAt reports whether the registering call has run on every path to
+// ret, and succeeded there if it must be known to, and each name u uses
+// denotes there the same object as where the registration was made.
 func (u *undo) usableAt(info *types.Info, f *ast.File, ret *ssa.Return) bool {
 	scope := info.Scopes[f].Innermost(ret.Pos())
 	if scope == nil || !before(u.call, ret) {
 		return false
 	}
 	if u.succeeded != nil && !testedAt(ret.Block(), u.succeeded, token.EQL) {
-		return false
-	}
-	if u.owner != nil && testedAt(ret.Block(), u.owner, token.EQL) {
 		return false
 	}
 	for _, obj := range u.names {
@@ -240,7 +234,7 @@ func (c *checker) methodUndo(f *ast.File, counts map[types.Object]int, r *regist
 		return nil // its failure is not checked
 	}
 	id, names := exprText(c.pass, owner)
-	return &undo{text: id + "." + m.Name() + "()", names: names, succeeded: r.err, owner: result(r.call, r.result)}
+	return &undo{text: id + "." + m.Name() + "()", names: names, succeeded: r.err}
 }
 
 // unregisterCall returns the undo recv.Unregister(col), recv being a

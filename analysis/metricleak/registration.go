@@ -2,6 +2,7 @@ package metricleak
 
 import (
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -205,6 +206,23 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 		}
 	}
 	return true
+}
+
+// holds reports whether v is a value r registered, or handed back, itself:
+// a seed, or a phi that merges one, converted or not. Where r was made, v
+// is not nil.
+func (r *registration) holds(v ssa.Value) bool {
+	v = strip(v)
+	vals := []ssa.Value{v}
+	if phi, ok := v.(*ssa.Phi); ok {
+		vals = phi.Edges
+	}
+	for _, s := range r.seeds {
+		if slices.ContainsFunc(vals, func(e ssa.Value) bool { return strip(e) == strip(s) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // addCollectors makes the registered collectors seeds and names them.

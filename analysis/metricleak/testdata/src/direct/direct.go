@@ -400,3 +400,46 @@ func StoppedPipeline(reg prometheus.Registerer, start func() error) error { // w
 	}
 	return nil
 }
+
+// newOptional registers a counter only when it is enabled, and hands back
+// nil otherwise.
+func newOptional(reg prometheus.Registerer, enabled bool) (prometheus.Counter, error) {
+	if !enabled {
+		return nil, nil
+	}
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "optional_total"})
+	if err := reg.Register(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// GuardedUndo unregisters the counter where it is not nil: where it is,
+// nothing was registered.
+func GuardedUndo(reg prometheus.Registerer, enabled bool, start func() error) (prometheus.Counter, error) { // want GuardedUndo:"registers optional_total at direct/direct.go:\\d+ \\(result 0, registerer 0\\)"
+	c, err := newOptional(reg, enabled)
+	if err != nil {
+		return nil, err
+	}
+	if err := start(); err != nil {
+		if c != nil {
+			reg.Unregister(c)
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// GuardedDeferredUndo registers only when enabled, and defers the undo
+// where it did.
+func GuardedDeferredUndo(reg prometheus.Registerer, enabled bool, start func() error) error {
+	var c prometheus.Counter
+	if enabled {
+		c = prometheus.NewCounter(prometheus.CounterOpts{Name: "guarded_total"})
+		reg.MustRegister(c)
+	}
+	if c != nil {
+		defer reg.Unregister(c)
+	}
+	return start()
+}

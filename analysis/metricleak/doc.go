@@ -75,6 +75,9 @@
 //     method value that does, including one stored in a struct;
 //   - any of these deferred before the return, even if the deferred call
 //     only acts when the function fails;
+//   - a loop that unregisters each element of an owned slice, or of a part
+//     of it (for _, c := range cs[:i] { reg.Unregister(c) }), counted as
+//     undoing all of it where the loop is entered;
 //
 // and handed on by
 //

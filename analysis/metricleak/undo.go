@@ -1,6 +1,7 @@
 package metricleak
 
 import (
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -39,7 +40,61 @@ func (c *checker) effects(fn *ssa.Function, o *owners) map[ssa.Instruction]effec
 			}
 		}
 	}
+	for instr, e := range eff {
+		if e != undoes {
+			continue
+		}
+		for _, entry := range loopEntries(instr, o) {
+			if eff[entry] == none {
+				eff[entry] = undoes
+			}
+		}
+	}
 	return eff
+}
+
+// loopEntries returns, for an undo of an element of an owned slice inside
+// the loop over that slice (for _, c := range cs[:i] { reg.Unregister(c) }),
+// the jumps that enter the loop: the loop undoes every element, and so
+// the whole registration, even though a path may seem to skip it. It
+// returns nil for any other instruction.
+func loopEntries(instr ssa.Instruction, o *owners) []ssa.Instruction {
+	call, ok := instr.(*ssa.Call)
+	if !ok {
+		return nil
+	}
+	_, args := receiverAndArgs(call.Common())
+	if len(args) != 1 {
+		return nil
+	}
+	load, ok := strip(args[0]).(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	elem, ok := load.X.(*ssa.IndexAddr)
+	if !ok || !o.owns(elem.X) {
+		return nil
+	}
+	// The loop's header: the nearest block above the element's that a
+	// block it dominates jumps back to, and that the slice is made above.
+	for h := elem.Block(); h != nil; h = h.Idom() {
+		var entries []ssa.Instruction
+		back := false
+		for _, p := range h.Preds {
+			if h.Dominates(p) {
+				back = true
+			} else if len(p.Instrs) > 0 {
+				entries = append(entries, p.Instrs[len(p.Instrs)-1])
+			}
+		}
+		if back {
+			if made, ok := elem.X.(ssa.Instruction); ok && (made.Block() == h || !made.Block().Dominates(h)) {
+				return nil
+			}
+			return entries
+		}
+	}
+	return nil
 }
 
 func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {

@@ -443,3 +443,35 @@ func GuardedDeferredUndo(reg prometheus.Registerer, enabled bool, start func() e
 	}
 	return start()
 }
+
+// RolledBack registers its collectors one by one and, when one fails,
+// unregisters those before it in a loop, which takes all of them back.
+func RolledBack(reg prometheus.Registerer) error { // want RolledBack:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+	cs := []prometheus.Collector{
+		prometheus.NewCounter(prometheus.CounterOpts{Name: "first_total"}),
+		prometheus.NewCounter(prometheus.CounterOpts{Name: "second_total"}),
+	}
+	for i, c := range cs {
+		if err := reg.Register(c); err != nil {
+			for _, done := range cs[:i] {
+				reg.Unregister(done)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// RolledBackOthers unregisters a list that is not the one it registered.
+func RolledBackOthers(reg prometheus.Registerer, others []prometheus.Collector) error { // want RolledBackOthers:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+	cs := []prometheus.Collector{prometheus.NewCounter(prometheus.CounterOpts{Name: "kept_total"})}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			for _, o := range others {
+				reg.Unregister(o)
+			}
+			return err // want `^metrics registered at direct\.go:\d+ stay registered`
+		}
+	}
+	return nil
+}

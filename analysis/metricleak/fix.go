@@ -62,7 +62,7 @@ func (c *checker) suggestFix(fn *ssa.Function, l *leak) *analysis.SuggestedFix {
 	if err != nil || len(src) != tf.Size() {
 		return nil // not the file that was parsed
 	}
-	counts := assignments(c.pass.TypesInfo, outermost(fn).Syntax())
+	counts := c.assignments(outermost(fn).Syntax(), l.rets[len(l.rets)-1].Pos())
 	var undos []*undo
 	for _, r := range slices.Backward(l.regs) {
 		u := c.undoOf(f, counts, r)
@@ -473,8 +473,12 @@ func stableAssigned(info *types.Info, counts map[types.Object]int, x ast.Expr) b
 // that assign it, a declaration with a value counting as one; a variable
 // whose address is taken counts as assigned many times, and so does each
 // field of what a call is given (its arguments and a method's receiver),
-// which the call may change.
-func assignments(info *types.Info, body ast.Node) map[types.Object]int {
+// which the call may change; for a callee of this package whose body shows
+// which fields it changes, just those (see fieldsChanged). A call after
+// until, the last return to insert an undo at, and in no loop, runs after
+// the undos and is not counted.
+func (c *checker) assignments(body ast.Node, until token.Pos) map[types.Object]int {
+	info := c.pass.TypesInfo
 	counts := map[types.Object]int{}
 	lhs := func(x ast.Expr, n int) {
 		switch e := ast.Unparen(x).(type) {
@@ -491,7 +495,7 @@ func assignments(info *types.Info, body ast.Node) map[types.Object]int {
 	if body == nil {
 		return counts
 	}
-	ast.Inspect(body, func(n ast.Node) bool {
+	ast.PreorderStack(body, nil, func(n ast.Node, stack []ast.Node) bool {
 		switch s := n.(type) {
 		case *ast.AssignStmt:
 			for _, l := range s.Lhs {
@@ -515,17 +519,106 @@ func assignments(info *types.Info, body ast.Node) map[types.Object]int {
 				lhs(s.X, 2)
 			}
 		case *ast.CallExpr:
-			given := s.Args
-			if sel, ok := ast.Unparen(s.Fun).(*ast.SelectorExpr); ok && info.Selections[sel] != nil {
-				given = append(slices.Clip(given), sel.X)
+			if s.Pos() > until && !slices.ContainsFunc(stack, isLoop) {
+				break
 			}
-			for _, x := range given {
-				changeable(info.TypeOf(x), counts, map[types.Type]bool{})
+			given := s.Args
+			if sel, ok := ast.Unparen(s.Fun).(*ast.SelectorExpr); ok && info.Selections[sel] != nil && info.Selections[sel].Kind() == types.MethodVal {
+				given = append([]ast.Expr{sel.X}, given...)
+			}
+			fields, passed, known := c.fieldsChanged(typeutil.Callee(info, s))
+			for _, f := range fields {
+				counts[f] += 2
+			}
+			for i, x := range given {
+				if !known || passed[i] {
+					changeable(info.TypeOf(x), counts, map[types.Type]bool{})
+				}
 			}
 		}
 		return true
 	})
 	return counts
+}
+
+// isLoop reports whether n is a for or range statement.
+func isLoop(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.ForStmt, *ast.RangeStmt:
+		return true
+	}
+	return false
+}
+
+// fieldsChanged returns, for obj, a function or method of this package, the
+// fields it stores into through what it was given, and the indexes of its
+// parameters (the receiver first) that it stores into whole or passes on
+// to a call, which could change any of their fields; ok is false if obj is
+// no such function.
+func (c *checker) fieldsChanged(obj types.Object) (fields []*types.Var, passed map[int]bool, ok bool) {
+	fn, isFunc := obj.(*types.Func)
+	if !isFunc || fn.Pkg() != c.pass.Pkg {
+		return nil, nil, false
+	}
+	body := c.pkg.Prog.FuncValue(fn)
+	if body == nil || len(body.Blocks) == 0 {
+		return nil, nil, false
+	}
+	passed = map[int]bool{}
+	pass := func(v ssa.Value) {
+		if p := givenAddr(v); p != nil {
+			passed[paramIndex(body, p)] = true
+		}
+	}
+	for _, b := range body.Blocks {
+		for _, instr := range b.Instrs {
+			switch x := instr.(type) {
+			case *ssa.Store:
+				fa, _ := x.Addr.(*ssa.FieldAddr)
+				var st *types.Struct
+				if fa != nil {
+					st, _ = typeDeref(fa.X.Type()).Underlying().(*types.Struct)
+				}
+				switch {
+				case givenAddr(x.Addr) == nil:
+				case st == nil:
+					pass(x.Addr) // a whole store through what it was given
+				default:
+					fields = append(fields, st.Field(fa.Field))
+				}
+			case ssa.CallInstruction:
+				for _, a := range x.Common().Args {
+					pass(a)
+				}
+				if x.Common().IsInvoke() {
+					pass(x.Common().Value)
+				}
+			}
+		}
+	}
+	return fields, passed, true
+}
+
+// givenAddr returns the parameter that v is, or whose part's address v is,
+// as opposed to a value read from one; nil if there is none.
+func givenAddr(v ssa.Value) *ssa.Parameter {
+	for range 16 {
+		if w := converted(v); w != nil {
+			v = w
+			continue
+		}
+		switch x := v.(type) {
+		case *ssa.FieldAddr:
+			v = x.X
+		case *ssa.IndexAddr:
+			v = x.X
+		case *ssa.Parameter:
+			return x
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // changeable counts each field of a value of type t, and of the values it

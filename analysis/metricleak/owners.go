@@ -185,9 +185,6 @@ func root(v ssa.Value) ssa.Value {
 			v = x.X
 		case *ssa.Alloc:
 			w := assignedOnce(x)
-			if p := spilled(x); p != nil {
-				w = p
-			}
 			if w == nil {
 				return v
 			}
@@ -242,7 +239,8 @@ func strip(v ssa.Value) ssa.Value {
 // spilled returns the parameter that a is the local copy of, or nil: the
 // SSA builder copies a parameter whose parts are addressed (an array
 // parameter that is sliced, say) into a variable at the function's entry,
-// and stores nothing else into it whole.
+// and stores nothing else into it whole. What the copy holds is the
+// caller's; what is stored into it stays in the function, like the copy.
 func spilled(a *ssa.Alloc) *ssa.Parameter {
 	var p *ssa.Parameter
 	for _, ref := range referrers(a) {

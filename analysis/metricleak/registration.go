@@ -243,7 +243,11 @@ func (r *registration) addCollectors(cs []ssa.Value) {
 // caller (or nobody) owns the registration.
 func (r *registration) handedAtOnce() bool {
 	for _, s := range r.seeds {
-		if outlives(root(s)) {
+		h := root(s)
+		if a, ok := h.(*ssa.Alloc); ok && spilled(a) != nil {
+			return true // a part of the function's copy of a parameter
+		}
+		if outlives(h) {
 			return true
 		}
 	}

@@ -100,9 +100,7 @@ func loopEntries(instr ssa.Instruction, o *owners) []ssa.Instruction {
 func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
 	switch x := instr.(type) {
 	case *ssa.Store:
-		// A parameter copied into its own local variable (see spilled)
-		// stays where it was.
-		if o.owns(x.Val) && outlives(root(x.Addr)) && root(x.Addr) != root(x.Val) {
+		if o.owns(x.Val) && outlives(root(x.Addr)) {
 			return keeps
 		}
 	case *ssa.MapUpdate:

@@ -167,17 +167,9 @@ func root(v ssa.Value) ssa.Value {
 				return v
 			}
 			v = x.X
-		case *ssa.FieldAddr:
-			v = x.X
-		case *ssa.Field:
-			v = x.X
-		case *ssa.IndexAddr:
-			v = x.X
-		case *ssa.Index:
-			v = x.X
+		case *ssa.FieldAddr, *ssa.Field, *ssa.IndexAddr, *ssa.Index, *ssa.Slice:
+			v = partOf(v)
 		case *ssa.Lookup:
-			v = x.X
-		case *ssa.Slice:
 			v = x.X
 		case *ssa.SliceToArrayPointer:
 			v = x.X
@@ -207,6 +199,24 @@ func root(v ssa.Value) ssa.Value {
 		}
 	}
 	return v
+}
+
+// partOf returns the value that v is a field, an element or a slice of, or
+// their address: the struct, array, slice or pointer it was taken from.
+func partOf(v ssa.Value) ssa.Value {
+	switch x := v.(type) {
+	case *ssa.FieldAddr:
+		return x.X
+	case *ssa.Field:
+		return x.X
+	case *ssa.IndexAddr:
+		return x.X
+	case *ssa.Index:
+		return x.X
+	case *ssa.Slice:
+		return x.X
+	}
+	return nil
 }
 
 // strip returns the value v was converted from, looking through loads of

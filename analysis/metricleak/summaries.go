@@ -254,16 +254,8 @@ func collectorParam(fn *ssa.Function, col ssa.Value) int {
 				return -1
 			}
 			col = x.X
-		case *ssa.FieldAddr:
-			col = x.X
-		case *ssa.Field:
-			col = x.X
-		case *ssa.IndexAddr:
-			col = x.X
-		case *ssa.Index:
-			col = x.X
-		case *ssa.Slice:
-			col = x.X
+		case *ssa.FieldAddr, *ssa.Field, *ssa.IndexAddr, *ssa.Index, *ssa.Slice:
+			col = partOf(col)
 		case *ssa.Alloc:
 			p := spilled(x)
 			if p == nil {

@@ -193,8 +193,9 @@
 //   - every name the undo uses denotes what it did at the registration: a
 //     variable assigned only where it is declared (or, for a parameter or a
 //     package variable, not in the function), a field assigned nowhere in
-//     the function and not of a value the function passes to a call, which
-//     could change it, and the same package;
+//     the function and changed by no call that may run before the return
+//     (a function of the package changes the fields its body stores into,
+//     any other call any field of what it is given), and the same package;
 //   - the registerer has an Unregister method.
 //
 // The registerer given to promauto.With may be nil, which registers

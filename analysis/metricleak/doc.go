@@ -168,6 +168,10 @@
 // instead, and, where only some of the registrations describe nothing, says
 // both.
 //
+// The other places the message counts, where registrations of the set were
+// made in a call of the function other than the first, are related
+// positions too, each saying where that call registered.
+//
 // # Suggested fixes
 //
 // For the plain cases a report carries a fix that inserts, before each of

@@ -82,18 +82,24 @@ func TestAnalyzer(t *testing.T) {
 }
 
 // checkRelated checks that the related positions of the reports are the
-// lines that end with a "// related" comment.
+// lines that end with a "// related" comment, a return that leaves the same
+// registrations behind, or with "// related: registered", a call that made
+// some of them, and that each says which it is.
 func checkRelated(t *testing.T, results []*analysistest.Result) {
 	t.Helper()
+	says := map[string]string{
+		"// related":             "this return leaves the same registrations behind",
+		"// related: registered": "also registered here, at ",
+	}
 	for _, r := range results {
 		fset := r.Action.Package.Fset
-		want := map[string]bool{}
+		want := map[string]string{}
 		for _, f := range r.Action.Package.Syntax {
 			for _, group := range f.Comments {
 				for _, c := range group.List {
-					if c.Text == "// related" {
+					if msg, ok := says[c.Text]; ok {
 						p := fset.Position(c.Pos())
-						want[fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)] = true
+						want[fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)] = msg
 					}
 				}
 			}
@@ -102,17 +108,20 @@ func checkRelated(t *testing.T, results []*analysistest.Result) {
 		for _, d := range r.Diagnostics {
 			for _, rel := range d.Related {
 				p := fset.Position(rel.Pos)
-				got[fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)] = true
+				pos := fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+				got[pos] = true
+				msg, ok := want[pos]
+				switch {
+				case !ok:
+					t.Errorf("%s: a report has this position as related, which is not marked so", pos)
+				case !strings.HasPrefix(rel.Message, msg):
+					t.Errorf("%s: related position says %q, want %q", pos, rel.Message, msg)
+				}
 			}
 		}
 		for pos := range want {
 			if !got[pos] {
-				t.Errorf("%s: no report has this return as a related position", pos)
-			}
-		}
-		for pos := range got {
-			if !want[pos] {
-				t.Errorf("%s: a report has this position as related, which is not marked so", pos)
+				t.Errorf("%s: no report has this position as a related one", pos)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -12,11 +13,26 @@ import (
 )
 
 // reportLeak reports the registrations of l at the first return that
-// leaves them behind, with the other returns that do as related positions.
+// leaves them behind, with the other returns that do, and the calls that
+// made the registrations of the "other places" the message counts, as
+// related positions.
 func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
 	d := analysis.Diagnostic{Pos: l.rets[0].Pos(), Message: c.message(l)}
 	if !d.Pos.IsValid() {
 		d.Pos = fnPos(fn)
+	}
+	sites := []string{l.regs[0].siteString(c.pass)}
+	for _, r := range l.regs[1:] {
+		site := r.siteString(c.pass)
+		if slices.Contains(sites, site) || !r.call.Pos().IsValid() {
+			continue
+		}
+		sites = append(sites, site)
+		msg := "also registered here, at " + c.displaySite(site)
+		if r.via != nil {
+			msg += " (via " + c.funcName(r.via) + ")"
+		}
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: r.call.Pos(), Message: msg})
 	}
 	for _, ret := range l.rets[1:] {
 		if !ret.Pos().IsValid() {

@@ -93,8 +93,8 @@ func Several(reg prometheus.Registerer, start func() error) error { // want Seve
 	a := prometheus.NewCounter(prometheus.CounterOpts{Name: "a_total"})
 	b := prometheus.NewCounter(prometheus.CounterOpts{Name: "b_total"})
 	reg.MustRegister(a, b)
-	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "c"}))
-	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "d"}))
+	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "c"})) // related: registered
+	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "d"})) // related: registered
 	if err := start(); err != nil {
 		reg.Unregister(a)
 		return err // want `^b_total, c and d registered at direct\.go:95 and 2 other places stay registered when this returns an error: unregister them before returning$`

@@ -69,7 +69,7 @@ func collectors(reg prom.Registerer, connect func() error) error {
 	requests := prom.NewCounter(prom.CounterOpts{Name: "requests_total"})
 	wrapped := prom.WrapRegistererWithPrefix("app_", reg)
 	wrapped.MustRegister(requests)
-	up := promauto.With(reg).NewGauge(prom.GaugeOpts{Name: "up"})
+	up := promauto.With(reg).NewGauge(prom.GaugeOpts{Name: "up"}) // related: registered
 	if err := connect(); err != nil {
 		return err // want `^requests_total and up registered at fixes\.go:\d+ and 1 other place stay registered`
 	}
@@ -82,7 +82,7 @@ func collectors(reg prom.Registerer, connect func() error) error {
 func defaultRegistry(connect func() error) (prom.Gauge, error) {
 	factory := promauto.With(prom.DefaultRegisterer)
 	g := factory.NewGauge(prom.GaugeOpts{Name: "ready"})
-	c := promauto.NewCounter(prom.CounterOpts{Name: "starts_total"})
+	c := promauto.NewCounter(prom.CounterOpts{Name: "starts_total"}) // related: registered
 	if err := connect(); err != nil {
 		return nil, err // want `^ready and starts_total registered at fixes\.go:\d+ and 1 other place stay registered`
 	}
@@ -135,7 +135,7 @@ func shadowed(reg prom.Registerer, other prom.Registerer, connect func() error) 
 func packageShadowed(connect func() error) error {
 	c := promauto.NewCounter(prom.CounterOpts{Name: "package_shadowed_total"})
 	g := prom.NewGauge(prom.GaugeOpts{Name: "package_shadowed"})
-	prom.MustRegister(g)
+	prom.MustRegister(g) // related: registered
 	if prom := connect(); prom != nil {
 		return prom // want `^package_shadowed_total and package_shadowed registered at fixes\.go:\d+ and 1 other place stay registered when this or 1 other return gives an error`
 	}

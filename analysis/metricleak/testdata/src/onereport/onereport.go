@@ -37,7 +37,7 @@ func twoSets(reg prometheus.Registerer, dial, sync, watch func() error) error {
 		return err // want `^up registered at onereport\.go:35 stays registered when this returns an error: unregister it before returning$`
 	}
 	objects := prometheus.NewGauge(prometheus.GaugeOpts{Name: "objects"})
-	reg.MustRegister(objects)
+	reg.MustRegister(objects) // related: registered
 	if err := sync(); err != nil {
 		return err // want `^up and objects registered at onereport\.go:35 and 1 other place stay registered when this or 1 other return gives an error: unregister them before returning$`
 	}

@@ -526,11 +526,25 @@ func (c *checker) assignments(body ast.Node, until token.Pos) map[types.Object]i
 			if sel, ok := ast.Unparen(s.Fun).(*ast.SelectorExpr); ok && info.Selections[sel] != nil && info.Selections[sel].Kind() == types.MethodVal {
 				given = append([]ast.Expr{sel.X}, given...)
 			}
-			fields, passed, known := c.fieldsChanged(typeutil.Callee(info, s))
+			callee := typeutil.Callee(info, s)
+			fields, passed, reached, known := c.fieldsChanged(callee)
 			for _, f := range fields {
 				counts[f] += 2
 			}
+			for _, t := range reached {
+				changeable(t, counts, map[types.Type]bool{})
+			}
+			last := -1 // the variadic parameter, which takes the arguments from there on
+			if fn, ok := callee.(*types.Func); ok && fn.Signature().Variadic() {
+				last = fn.Signature().Params().Len() - 1
+				if fn.Signature().Recv() != nil {
+					last++
+				}
+			}
 			for i, x := range given {
+				if last >= 0 && i > last {
+					i = last
+				}
 				if !known || passed[i] {
 					changeable(info.TypeOf(x), counts, map[types.Type]bool{})
 				}
@@ -551,40 +565,45 @@ func isLoop(n ast.Node) bool {
 }
 
 // fieldsChanged returns, for obj, a function or method of this package, the
-// fields it stores into through what it was given, and the indexes of its
-// parameters (the receiver first) that it stores into whole or passes on
-// to a call, which could change any of their fields; ok is false if obj is
-// no such function.
-func (c *checker) fieldsChanged(obj types.Object) (fields []*types.Var, passed map[int]bool, ok bool) {
+// fields it stores into through what it was given (its parameters, and
+// the objects it reaches from them), the indexes of its parameters (the
+// receiver first) that it stores into whole or passes on to a call, which
+// could change any of their fields, and the types of the values it reads
+// from them and passes on, whose fields such a call could change; ok is
+// false if obj is no such function.
+func (c *checker) fieldsChanged(obj types.Object) (fields []*types.Var, passed map[int]bool, reached []types.Type, ok bool) {
 	fn, isFunc := obj.(*types.Func)
 	if !isFunc || fn.Pkg() != c.pass.Pkg {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	body := c.pkg.Prog.FuncValue(fn)
 	if body == nil || len(body.Blocks) == 0 {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	passed = map[int]bool{}
 	pass := func(v ssa.Value) {
 		if p := givenAddr(v); p != nil {
 			passed[paramIndex(body, p)] = true
+		} else if isGiven(root(v)) {
+			reached = append(reached, v.Type())
 		}
 	}
 	for _, b := range body.Blocks {
 		for _, instr := range b.Instrs {
 			switch x := instr.(type) {
 			case *ssa.Store:
+				if _, local := x.Addr.(*ssa.Alloc); local || !isGiven(root(x.Addr)) {
+					continue // a variable of its own, such as one a closure captures
+				}
 				fa, _ := x.Addr.(*ssa.FieldAddr)
 				var st *types.Struct
 				if fa != nil {
 					st, _ = typeDeref(fa.X.Type()).Underlying().(*types.Struct)
 				}
-				switch {
-				case givenAddr(x.Addr) == nil:
-				case st == nil:
-					pass(x.Addr) // a whole store through what it was given
-				default:
+				if st != nil {
 					fields = append(fields, st.Field(fa.Field))
+				} else {
+					pass(x.Addr) // a whole store through what it was given
 				}
 			case ssa.CallInstruction:
 				for _, a := range x.Common().Args {
@@ -596,7 +615,7 @@ func (c *checker) fieldsChanged(obj types.Object) (fields []*types.Var, passed m
 			}
 		}
 	}
-	return fields, passed, true
+	return fields, passed, reached, true
 }
 
 // givenAddr returns the parameter that v is, or whose part's address v is,

@@ -321,3 +321,37 @@ func newService(reg prom.Registerer, open func(string) error) (*service, error) 
 	s.run()
 	return s, nil
 }
+
+// resetAll clears the metrics of every holder it is given.
+func resetAll(prefix string, hs ...*holder) {
+	for _, h := range hs {
+		h.rebuild()
+	}
+}
+
+// changedByVariadicCall gives the holder to a variadic helper that changes
+// its field: no fix.
+func changedByVariadicCall(reg prom.Registerer, connect func() error) error {
+	h := &holder{g: prom.NewGauge(prom.GaugeOpts{Name: "changed_by_variadic"})}
+	reg.MustRegister(h.g)
+	resetAll("x", nil, h)
+	if err := connect(); err != nil {
+		return err // want `^changed_by_variadic registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}
+
+// clearFirst changes a field of a holder it reaches through the slice it
+// is given.
+func clearFirst(hs []*holder) { hs[0].g = nil }
+
+// changedThroughSlice gives the holder to it in a slice: no fix.
+func changedThroughSlice(reg prom.Registerer, connect func() error) error {
+	h := &holder{g: prom.NewGauge(prom.GaugeOpts{Name: "changed_through_slice"})}
+	reg.MustRegister(h.g)
+	clearFirst([]*holder{h})
+	if err := connect(); err != nil {
+		return err // want `^changed_through_slice registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}

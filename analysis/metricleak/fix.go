@@ -519,8 +519,11 @@ func (c *checker) assignments(body ast.Node, until token.Pos) map[types.Object]i
 				lhs(s.X, 2)
 			}
 		case *ast.CallExpr:
-			if s.Pos() > until && !slices.ContainsFunc(stack, isLoop) {
-				break
+			if s.Pos() > until && !slices.ContainsFunc(stack, isLoop) || info.Types[s.Fun].IsType() {
+				break // after the undos, or a conversion
+			}
+			if b, ok := typeutil.Callee(info, s).(*types.Builtin); ok && b.Name() != "copy" && b.Name() != "clear" {
+				break // len, append and the like change no field
 			}
 			given := s.Args
 			if sel, ok := ast.Unparen(s.Fun).(*ast.SelectorExpr); ok && info.Selections[sel] != nil && info.Selections[sel].Kind() == types.MethodVal {

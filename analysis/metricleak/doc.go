@@ -72,7 +72,8 @@
 //     if it is named Close, Stop, Shutdown, Cleanup or Unregister-something;
 //   - closing an owned registry.Scope, lifecycle.Stack or lifecycle.Slot,
 //     directly, through lifecycle.CloseOnError, or through a closure or a
-//     method value that does, including one stored in a struct;
+//     method value that does, including one stored in a struct or appended
+//     to a slice of cleanups that a closure runs;
 //   - any of these deferred before the return, even if the deferred call
 //     only acts when the function fails;
 //   - a loop that unregisters each element of an owned slice, or of a part

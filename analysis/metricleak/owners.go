@@ -67,8 +67,10 @@ func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 				changed = true
 			}
 		}
+		// A holder of undo functions: one stored in it, or a holder of
+		// them stored in it whole (a slice of cleanups appended to).
 		addUndo := func(holder, fnValue ssa.Value) {
-			if !o.undoFns[holder] && c.isUndoFunc(fnValue, o) {
+			if !o.undoFns[holder] && (o.undoFns[root(fnValue)] || c.isUndoFunc(fnValue, o)) {
 				o.undoFns[holder] = true
 				changed = true
 			}
@@ -101,6 +103,13 @@ func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 				case *ssa.Call:
 					if holder := storesInto(x, o); holder != nil {
 						add(holder)
+						if b, ok := x.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
+							addUndo(x, x.Call.Args[0])
+							elems, _ := varargs(x.Call.Args[1])
+							for _, e := range elems {
+								addUndo(x, e)
+							}
+						}
 					}
 					for _, holder := range c.keptIn(&x.Call, o) {
 						add(holder)

@@ -80,3 +80,39 @@ func DeferredAfterReturn(reg prometheus.Registerer, connect func() error) error 
 	defer api.UnregisterGauges()
 	return connect()
 }
+
+// CleanupSlice appends the undo to a slice of cleanups that a deferred
+// closure runs, as projects without a cleanup type of their own do.
+func CleanupSlice(reg prometheus.Registerer, connect func() error) error {
+	var cleanups []func()
+	defer func() {
+		for _, f := range cleanups {
+			f()
+		}
+	}()
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	cleanups = append(cleanups, api.UnregisterGauges)
+	return connect()
+}
+
+// CleanupSliceOfOthers runs cleanups that undo nothing of the API's.
+func CleanupSliceOfOthers(reg prometheus.Registerer, connect, other func() error) error { // want CleanupSliceOfOthers:"^registers"
+	var cleanups []func() error
+	defer func() {
+		for _, f := range cleanups {
+			_ = f()
+		}
+	}()
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return err
+	}
+	cleanups = append(cleanups, other)
+	if err := connect(); err != nil {
+		return err // want `via kube\.NewAPI\) stay registered`
+	}
+	return api.Sync()
+}

@@ -26,9 +26,9 @@ import (
 // is itself the deferred call, as above, not when a deferred function calls
 // it. If Close panics too, its panic is appended to *errp as an error
 // (wrapping the value if it is an error), and the first panic goes on;
-// outside a panic, a panic of Close's goes on like any other. (A program run with GODEBUG=panicnil=1 makes a
-// panic(nil) look like no panic at all: CloseOnError then ends it, as any
-// recover would.)
+// outside a panic, a panic of Close's goes on like any other. (A program
+// run with GODEBUG=panicnil=1 makes a panic(nil) look like no panic at all:
+// CloseOnError then ends it, as any recover would.)
 //
 // Otherwise c is left alone, also when the function ends by runtime.Goexit
 // (t.FailNow in a test), which is neither an error nor a panic. A nil c (or

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/promscope/promscope/internal/describe"
 	"github.com/promscope/promscope/internal/nilness"
 )
 
@@ -78,11 +79,10 @@ func (x *Index) scopes() []*node {
 // With the query parameter format=json, or an Accept header that names
 // application/json with a quality above zero and no lower than that of
 // text/plain (which, as RFC 9110 has it, text/* or */* give when
-// text/plain is not named), it writes the same tree as JSON: {"scopes":
-// [scope...]},
-// each scope an object with "scope", "created" ("" when not known), "state"
-// ("open", "closing" or "closed"), "collectors", "metrics", "unchecked" and
-// "scopes" (the nested ones).
+// text/plain is not named), it writes the same tree as JSON:
+// {"scopes": [scope...]}, each scope an object with "scope", "created" (""
+// when not known), "state" ("open", "closing" or "closed"), "collectors",
+// "metrics", "unchecked" and "scopes" (the nested ones).
 //
 // Handler holds no lock of a scope while it writes: it copies each scope's
 // list under the scope's lock and formats the copy, so that Register,
@@ -251,10 +251,7 @@ func (p page) write(b *strings.Builder, depth int) {
 	if p.State != "open" {
 		b.WriteString(" (" + p.State + ")")
 	}
-	b.WriteString(": " + strconv.Itoa(p.Collectors) + " collector")
-	if p.Collectors != 1 {
-		b.WriteByte('s')
-	}
+	b.WriteString(": " + describe.Count(p.Collectors, "collector", "collectors"))
 	names := make([]string, 0, len(p.Metrics)+1)
 	for _, m := range p.Metrics {
 		names = append(names, escape(m))

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -86,11 +85,8 @@ func (n *node) exposed() []string {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	switch {
-	case quiet == 1:
-		names = append(names, "1 unchecked collector")
-	case quiet > 1:
-		names = append(names, strconv.Itoa(quiet)+" unchecked collectors")
+	if quiet > 0 {
+		names = append(names, describe.Count(quiet, "unchecked collector", "unchecked collectors"))
 	}
 	return names
 }

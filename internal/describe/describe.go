@@ -1,6 +1,6 @@
 // Package describe holds the collector helpers that registry and
-// registrytest share: running a collector's Describe or Collect and naming
-// what it yields. It is internal because the helpers only make sense next to the
+// registrytest share: running a collector's Describe or Collect, naming
+// what it yields, and counting it in words. It is internal because the helpers only make sense next to the
 // ownership rules of package registry.
 package describe
 
@@ -67,4 +67,13 @@ func Names(descs []*prometheus.Desc) []string {
 	}
 	slices.Sort(names)
 	return slices.Compact(names)
+}
+
+// Count returns n and the noun that goes with it: "1 collector",
+// "3 collectors".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -72,7 +71,7 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 		}
 	}
 	if len(exposed) > 0 {
-		parts = append(parts, fmt.Sprintf("%s still exposed: %s", count(len(exposed), "metric family", "metric families"), strings.Join(exposed, ", ")))
+		parts = append(parts, fmt.Sprintf("%s still exposed: %s", describe.Count(len(exposed), "metric family", "metric families"), strings.Join(exposed, ", ")))
 	}
 	if c, ok := g.(prometheus.Collector); ok {
 		var held []string
@@ -82,18 +81,10 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 			}
 		}
 		if len(held) > 0 {
-			parts = append(parts, fmt.Sprintf("%s still registered with no series: %s", count(len(held), "metric", "metrics"), strings.Join(held, ", ")))
+			parts = append(parts, fmt.Sprintf("%s still registered with no series: %s", describe.Count(len(held), "metric", "metrics"), strings.Join(held, ", ")))
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// count returns n and the noun that goes with it.
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 func ignored(name string, ignore []string) bool {

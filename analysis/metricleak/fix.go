@@ -200,10 +200,7 @@ func (c *checker) undoOf(f *ast.File, counts map[types.Object]int, r *registrati
 		if col == nil || !stableAssigned(c.pass.TypesInfo, counts, col) {
 			return nil
 		}
-		u := c.unregisterCall(counts, nil, col)
-		u.text = pkg.Name() + u.text
-		u.names = append(u.names, pkg)
-		return u
+		return c.unregisterOn(pkg.Name(), []types.Object{pkg}, col)
 	case isMethod(fn, promautoPath, "Factory", fn.Name()):
 		reg := c.factoryArg(f, counts, sel.X)
 		col := assignedTo(f, call, 0)
@@ -238,24 +235,26 @@ func (c *checker) methodUndo(f *ast.File, counts map[types.Object]int, r *regist
 }
 
 // unregisterCall returns the undo recv.Unregister(col), recv being a
-// package name (the default registry), a stable expression, or nil for the
-// caller to put the package's name in front. The caller has checked col.
+// package name (the default registry) or a stable expression of a type
+// with an Unregister method; nil if it is neither. The caller has checked
+// col.
 func (c *checker) unregisterCall(counts map[types.Object]int, recv ast.Expr, col ast.Expr) *undo {
-	var u undo
-	if recv != nil {
-		_, isPkg := c.pass.TypesInfo.ObjectOf(identOf(recv)).(*types.PkgName)
-		if !isPkg && !stable(c.pass.TypesInfo, counts, recv) {
-			return nil
-		}
-		if !isPkg && !hasMethod(c.pass.TypesInfo.TypeOf(recv), "Unregister") {
-			return nil // a type with Register or MustRegister only
-		}
-		u.text, u.names = exprText(c.pass, recv)
+	_, isPkg := c.pass.TypesInfo.ObjectOf(identOf(recv)).(*types.PkgName)
+	if !isPkg && !stable(c.pass.TypesInfo, counts, recv) {
+		return nil
 	}
+	if !isPkg && !hasMethod(c.pass.TypesInfo.TypeOf(recv), "Unregister") {
+		return nil // a type with Register or MustRegister only
+	}
+	text, names := exprText(c.pass, recv)
+	return c.unregisterOn(text, names, col)
+}
+
+// unregisterOn returns the undo recv.Unregister(col), given the text of
+// recv and the names it uses.
+func (c *checker) unregisterOn(recv string, names []types.Object, col ast.Expr) *undo {
 	colText, colNames := exprText(c.pass, col)
-	u.text += ".Unregister(" + colText + ")"
-	u.names = append(u.names, colNames...)
-	return &u
+	return &undo{text: recv + ".Unregister(" + colText + ")", names: append(names, colNames...)}
 }
 
 // factoryArg returns the registerer given to promauto.With for the factory

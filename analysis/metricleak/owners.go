@@ -100,24 +100,25 @@ func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 							add(x)
 						}
 					}
-				case *ssa.Call:
-					if holder := storesInto(x, o); holder != nil {
+				case *ssa.Call, *ssa.Defer:
+					// A call, deferred or not, may keep an owner in
+					// another argument.
+					for _, holder := range c.keptIn(x.(ssa.CallInstruction).Common(), o) {
 						add(holder)
-						if b, ok := x.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
-							addUndo(x, x.Call.Args[0])
-							elems, _ := varargs(x.Call.Args[1])
+					}
+					call, ok := x.(*ssa.Call)
+					if !ok {
+						break
+					}
+					if holder := storesInto(call, o); holder != nil {
+						add(holder)
+						if b, ok := call.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
+							addUndo(call, call.Call.Args[0])
+							elems, _ := varargs(call.Call.Args[1])
 							for _, e := range elems {
-								addUndo(x, e)
+								addUndo(call, e)
 							}
 						}
-					}
-					for _, holder := range c.keptIn(&x.Call, o) {
-						add(holder)
-					}
-				case *ssa.Defer:
-					// A deferred keeper keeps on every return.
-					for _, holder := range c.keptIn(&x.Call, o) {
-						add(holder)
 					}
 				}
 			}

@@ -20,7 +20,7 @@ func (c *checker) addRegisterer(r *registration) bool {
 	chain := registererChain(r.registerer)
 	bottom := chain[len(chain)-1]
 	r.opaque = r.opaque || !wrappersOnly(chain)
-	if !r.opaque && c.privateBelow(chain) {
+	if !r.opaque && slices.ContainsFunc(chain, c.private) {
 		return false
 	}
 	r.registerer = bottom
@@ -38,22 +38,13 @@ func (c *checker) addRegisterer(r *registration) bool {
 	return true
 }
 
-// privateBelow reports whether a registerer chain ends, through
-// client_golang's own wrappers only, in nil or a registry made in the call.
-// Any other call that takes a registerer and returns one may return
-// something else entirely, such as the default registerer when it is given
-// nil.
-func (c *checker) privateBelow(chain []ssa.Value) bool {
-	for _, v := range chain {
-		if isNil(v) || isNil(root(v)) || c.madeRegistry(v) || c.madeRegistry(root(v)) {
-			return true
-		}
-		call, ok := root(v).(*ssa.Call)
-		if !ok || !isWrapper(call) {
-			return false
-		}
-	}
-	return false
+// private reports whether a registerer on a chain is nil or a registry
+// made in the call. Only through client_golang's own wrappers (see
+// wrappersOnly) does that say where the registrations went: any other call
+// that takes a registerer and returns one may return something else
+// entirely, such as the default registerer when it is given nil.
+func (c *checker) private(v ssa.Value) bool {
+	return isNil(v) || isNil(root(v)) || c.madeRegistry(v) || c.madeRegistry(root(v))
 }
 
 // wrappersOnly reports whether the calls that a registerer chain passes

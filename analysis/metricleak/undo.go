@@ -147,16 +147,12 @@ func (c *checker) callKeeps(common *ssa.CallCommon, o *owners) bool {
 		}
 	}
 	mc, ok := common.Value.(*ssa.MakeClosure)
-	if !ok || !anyOwned(o, mc.Bindings) {
-		return false
-	}
-	fn, ok := mc.Fn.(*ssa.Function)
 	if !ok {
 		return false
 	}
-	inner := &captured{outer: o, bindings: map[*ssa.FreeVar]ssa.Value{}}
-	for i, fv := range fn.FreeVars {
-		inner.bindings[fv] = mc.Bindings[i]
+	fn, inner := capturedBy(mc, o)
+	if fn == nil {
+		return false
 	}
 	// Where the closure stores: a package variable, or what it captured of
 	// something that outlives the function.
@@ -248,6 +244,20 @@ type captured struct {
 	bindings map[*ssa.FreeVar]ssa.Value
 }
 
+// capturedBy returns the function that mc makes a closure of and the
+// ownerSet inside it, or nil, nil if mc captures no owner of o.
+func capturedBy(mc *ssa.MakeClosure, o ownerSet) (*ssa.Function, *captured) {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok || !anyOwned(o, mc.Bindings) {
+		return nil, nil
+	}
+	inner := &captured{outer: o, bindings: map[*ssa.FreeVar]ssa.Value{}}
+	for i, fv := range fn.FreeVars {
+		inner.bindings[fv] = mc.Bindings[i]
+	}
+	return fn, inner
+}
+
 func (k *captured) bound(v ssa.Value) ssa.Value {
 	if fv, ok := v.(*ssa.FreeVar); ok {
 		return k.bindings[fv]
@@ -277,13 +287,9 @@ func (k *captured) undoesWhenCalled(v ssa.Value) bool {
 // that o describes through what the closure captured. A bound method value
 // such as api.UnregisterGauges is such a closure too.
 func (c *checker) closureUndoes(mc *ssa.MakeClosure, o ownerSet, depth int) bool {
-	fn, ok := mc.Fn.(*ssa.Function)
-	if !ok || depth > 3 || !anyOwned(o, mc.Bindings) {
+	fn, inner := capturedBy(mc, o)
+	if fn == nil || depth > 3 {
 		return false
-	}
-	inner := &captured{outer: o, bindings: map[*ssa.FreeVar]ssa.Value{}}
-	for i, fv := range fn.FreeVars {
-		inner.bindings[fv] = mc.Bindings[i]
 	}
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {

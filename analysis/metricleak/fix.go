@@ -239,7 +239,8 @@ func (c *checker) methodUndo(f *ast.File, counts map[types.Object]int, r *regist
 // with an Unregister method; nil if it is neither. The caller has checked
 // col.
 func (c *checker) unregisterCall(counts map[types.Object]int, recv ast.Expr, col ast.Expr) *undo {
-	_, isPkg := c.pass.TypesInfo.ObjectOf(identOf(recv)).(*types.PkgName)
+	id, _ := ast.Unparen(recv).(*ast.Ident)
+	_, isPkg := c.pass.TypesInfo.ObjectOf(id).(*types.PkgName) // not a package's variable, pkg.Var
 	if !isPkg && !stable(c.pass.TypesInfo, counts, recv) {
 		return nil
 	}
@@ -434,8 +435,8 @@ func stable(info *types.Info, counts map[types.Object]int, x ast.Expr) bool {
 			switch {
 			case !ok:
 				return false
-			case v.Parent() != nil && v.Parent() == v.Pkg().Scope():
-				return counts[v] == 0 // a package variable
+			case isPackageVar(v):
+				return counts[v] == 0
 			case v.Kind() == types.ParamVar || v.Kind() == types.RecvVar:
 				return counts[v] == 0
 			}
@@ -449,8 +450,8 @@ func stable(info *types.Info, counts map[types.Object]int, x ast.Expr) bool {
 				continue
 			}
 			// A qualified identifier, pkg.Var.
-			_, ok := info.Uses[e.Sel].(*types.Var)
-			return ok
+			v, ok := info.Uses[e.Sel].(*types.Var)
+			return ok && counts[v] == 0
 		default:
 			return false
 		}
@@ -671,7 +672,12 @@ func packageVar(info *types.Info, x ast.Expr) bool {
 		id = e.Sel
 	}
 	v, ok := info.ObjectOf(id).(*types.Var)
-	return ok && v.Parent() != nil && v.Parent() == v.Pkg().Scope()
+	return ok && isPackageVar(v)
+}
+
+// isPackageVar reports whether v is declared at package level.
+func isPackageVar(v *types.Var) bool {
+	return v.Parent() != nil && v.Parent() == v.Pkg().Scope()
 }
 
 // hasMethod reports whether values of type t have the method name.

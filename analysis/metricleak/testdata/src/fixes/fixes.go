@@ -355,3 +355,15 @@ func changedThroughSlice(reg prom.Registerer, connect func() error) error {
 	}
 	return nil
 }
+
+// otherPackageReassigned registers through another package's variable,
+// then changes it: no fix.
+func otherPackageReassigned(connect func() error) error {
+	g := prom.NewGauge(prom.GaugeOpts{Name: "other_package_reassigned"})
+	prom.DefaultRegisterer.MustRegister(g)
+	prom.DefaultRegisterer = prom.WrapRegistererWithPrefix("x_", prom.DefaultRegisterer)
+	if err := connect(); err != nil {
+		return err // want `^other_package_reassigned registered at fixes\.go:\d+ stays registered`
+	}
+	return nil
+}

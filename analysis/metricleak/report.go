@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -21,14 +20,11 @@ func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
 	if !d.Pos.IsValid() {
 		d.Pos = fnPos(fn)
 	}
-	sites := []string{l.regs[0].siteString(c.pass)}
-	for _, r := range l.regs[1:] {
-		site := r.siteString(c.pass)
-		if slices.Contains(sites, site) || !r.call.Pos().IsValid() {
+	for _, r := range c.places(l)[1:] {
+		if !r.call.Pos().IsValid() {
 			continue
 		}
-		sites = append(sites, site)
-		msg := "also registered here, at " + c.displaySite(site)
+		msg := "also registered here, at " + c.displaySite(r.siteString(c.pass))
 		if r.via != nil {
 			msg += " (via " + c.funcName(r.via) + ")"
 		}
@@ -59,18 +55,16 @@ func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
 func (c *checker) message(l *leak) string {
 	first := l.regs[0]
 	var names []string
-	sites := []string{c.displaySite(first.siteString(c.pass))}
 	for _, r := range l.regs {
 		names = appendNew(names, r.metrics...)
-		sites = appendNew(sites, c.displaySite(r.siteString(c.pass)))
 	}
 	var b strings.Builder
 	b.WriteString(nameList(names))
-	fmt.Fprintf(&b, " registered at %s", sites[0])
+	fmt.Fprintf(&b, " registered at %s", c.displaySite(first.siteString(c.pass)))
 	if first.via != nil {
 		fmt.Fprintf(&b, " (via %s)", c.funcName(first.via))
 	}
-	if n := len(sites) - 1; n > 0 {
+	if n := len(c.places(l)) - 1; n > 0 {
 		fmt.Fprintf(&b, " and %d other %s", n, plural(n, "place", "places"))
 	}
 	one := len(names) == 1
@@ -102,6 +96,21 @@ func (c *checker) message(l *leak) string {
 	return b.String()
 }
 
+// places returns, for each place where l's registrations were made, as a
+// message names it, the first registration made there: the first
+// registration's place first.
+func (c *checker) places(l *leak) []*registration {
+	var regs []*registration
+	seen := map[string]bool{}
+	for _, r := range l.regs {
+		if site := c.displaySite(r.siteString(c.pass)); !seen[site] {
+			seen[site] = true
+			regs = append(regs, r)
+		}
+	}
+	return regs
+}
+
 // shownNames is how many metric names a message lists before "and N more".
 const shownNames = 5
 
@@ -130,8 +139,9 @@ func plural(n int, singular, plural string) string { return pick(n == 1, singula
 // undoMethod returns a method of the value a callee handed back with the
 // registration that undoes it, known by an unregistersFact and called
 // without arguments or type arguments, such as (*API).UnregisterGauges; nil
-// if there is none. A method named Unregister-something is preferred. The method of an
-// interface is never suggested: nothing is known of what it does.
+// if there is none. A method named Unregister-something is preferred. The
+// method of an interface is never suggested: nothing is known of what it
+// does.
 func (c *checker) undoMethod(r *registration) *types.Func {
 	if r.owner == nil || types.IsInterface(r.owner) {
 		return nil

@@ -522,14 +522,14 @@ func (c *checker) assignments(body ast.Node, until token.Pos) map[types.Object]i
 			if s.Pos() > until && !slices.ContainsFunc(stack, isLoop) || info.Types[s.Fun].IsType() {
 				break // after the undos, or a conversion
 			}
-			if b, ok := typeutil.Callee(info, s).(*types.Builtin); ok && b.Name() != "copy" && b.Name() != "clear" {
+			callee := typeutil.Callee(info, s)
+			if b, ok := callee.(*types.Builtin); ok && b.Name() != "copy" && b.Name() != "clear" {
 				break // len, append and the like change no field
 			}
 			given := s.Args
 			if sel, ok := ast.Unparen(s.Fun).(*ast.SelectorExpr); ok && info.Selections[sel] != nil && info.Selections[sel].Kind() == types.MethodVal {
 				given = append([]ast.Expr{sel.X}, given...)
 			}
-			callee := typeutil.Callee(info, s)
 			fields, passed, reached, known := c.fieldsChanged(callee)
 			for _, f := range fields {
 				counts[f] += 2

@@ -78,8 +78,11 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, r
 	}
 	if left := leftovers(reg, nil); left != "" {
 		outcome := "after a successful build and close"
-		if err != nil {
+		switch {
+		case err != nil:
 			outcome = fmt.Sprintf("after build failed with %q", err)
+		case nilness.IsNil(v):
+			outcome = "after build returned a nil value and no error, which is not closed"
 		}
 		return fmt.Sprintf("%s: %s%s", outcome, left, whose(owners(scope)))
 	}

@@ -160,7 +160,7 @@ func TestVerifyRecycle(t *testing.T) {
 				reg.MustRegister(promtest.Gauge("watcher_up", 1))
 				return nil, nil
 			},
-			want: []string{"round 2 of 3: after a successful build and close: 1 metric family still exposed: watcher_up (1 series)"},
+			want: []string{"round 2 of 3: after build returned a nil value and no error, which is not closed: 1 metric family still exposed: watcher_up (1 series)"},
 		},
 	}
 	for _, tt := range failures {

@@ -899,9 +899,9 @@ func outsiderExisting(e *entry) func(prometheus.Collector) bool {
 				return false
 			}
 		}
-		// Rule 6: the collector as the scope's user registered it,
-		// through the wrappers it came through.
-		return got != nil && isPassed(got, passedThrough(e.by.base.get(), e.by.chain), e.by.base) && strings.Contains(s, e.by.scope.path)
+		// Rule 6: the user's collector, not the wrappers it came
+		// through.
+		return got != nil && e.by.base.same(got) && strings.Contains(s, e.by.scope.path)
 	}
 }
 
@@ -2239,6 +2239,19 @@ func deleteOnClose(scope, labels, vecs int) []byte {
 var none []byte
 
 var seeds = []seed{
+	{
+		name: "outsider meets a gauge registered through a wrapper",
+		// s0{l0="x"} registers g0a through a prefix wrapper. An outsider
+		// registering g0b with the same name and labels meets s0's
+		// registration, which unwraps to g0a itself, not to the wrapper
+		// that passed it on (rule 6).
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			register(0, []byte{wp(0)}, cG0a, modeRegister, noFault),
+			outRegister(0, []byte{wp(0)}, cG0b),
+			closeScope(0, noFault, 0),
+		),
+	},
 	{
 		name: "outsider replaces a labelled scope's gauge, then Close",
 		// s0{l0="x"} registers g0a. An outsider unregisters g0{l0="x"} and

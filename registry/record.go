@@ -178,11 +178,13 @@ func (w *viewed) String() string {
 	return s + "a promscope scope"
 }
 
-// Unwrap returns the collector registered through the scope, or nil once the
+// Unwrap returns the collector registered through the scope, as its user
+// made it (past any client_golang wrappers it came through), or nil once the
 // scope has taken it back; for code that meets w as String says.
 func (w *viewed) Unwrap() prometheus.Collector {
 	if r := w.owner(); r != nil {
-		return r.c
+		c, _ := userOf(r.c)
+		return c
 	}
 	return nil
 }

@@ -419,15 +419,25 @@ func TestClose(t *testing.T) {
 	}
 
 	// A parent that panics while it registers or unregisters the tree's
-	// collector of unchecked ones lets the panic go on, and the scope goes
-	// on working: the next registration and Close do not wait for ever.
-	for _, op := range []string{"register", "unregister"} {
-		t.Run("parent panics on the hub's "+op, func(t *testing.T) {
-			p := promtest.NewParent(promtest.On(op, "", 0, promtest.Panicking))
+	// collector of unchecked ones, before or after passing the call on,
+	// lets the panic go on, and the scope goes on working: the next
+	// registration and Close do not wait for ever, and the next unchecked
+	// collector is exposed once, not once for each handle the parent took.
+	for _, tt := range []struct {
+		name, op string
+		fault    promtest.Fault
+	}{
+		{"hub's register panics before", "register", promtest.Panicking},
+		{"hub's register panics after", "register", promtest.PanicAfter},
+		{"hub's unregister panics", "unregister", promtest.Panicking},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			op := tt.op
+			p := promtest.NewParent(promtest.On(op, "", 0, tt.fault))
 			scope := registry.NewScope(p)
 			u := &promtest.Unchecked{Name: "u", Value: 1}
 			if op == "register" {
-				if v, _ := promtest.Panic(func() { _ = scope.Register(u) }).(error); !errors.Is(v, promtest.ErrInjected) {
+				if v, _ := promtest.Panic(func() { _ = scope.Register(&promtest.Unchecked{Name: "first", Value: 1}) }).(error); !errors.Is(v, promtest.ErrInjected) {
 					t.Fatalf("Register panicked with %v", v)
 				}
 			}

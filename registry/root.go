@@ -219,8 +219,11 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 	return nil
 }
 
-// register registers the hub's handle with reg if it is not yet.
-func (h *hub) register(reg prometheus.Registerer) error {
+// register registers the hub's handle with reg if it is not yet. A handle
+// that reg refuses, or panics on, is cut loose: reg may have registered it
+// before it panicked, and a handle that the next registration made again
+// must not expose the hub's collectors twice.
+func (h *hub) register(reg prometheus.Registerer) (err error) {
 	h.regMu.Lock()
 	defer h.regMu.Unlock()
 	if h.handle != nil {
@@ -228,9 +231,16 @@ func (h *hub) register(reg prometheus.Registerer) error {
 	}
 	x := &handle{}
 	x.hub.Store(h)
+	registered := false
+	defer func() {
+		if !registered {
+			x.hub.Store(nil)
+		}
+	}()
 	if err := reg.Register(x); err != nil {
 		return err
 	}
+	registered = true
 	h.handle = x
 	return nil
 }

@@ -162,7 +162,9 @@ func (s *Scope) node(method string) *node {
 // them, as a prometheus.Registry does: NewCollector is c, and
 // ExistingCollector the collector that somebody registered, never an object
 // of the scope's or a client_golang wrapper. A failed registration is not
-// recorded.
+// recorded. If the parent panics, the panic goes on, and c is recorded all
+// the same, for Close to take back: the parent may have registered it. An
+// unchecked collector whose registration panicked is not exposed.
 //
 // A collector registered through client_golang's wrappers of s is s's like
 // any other, with the wrappers' prefix and labels; Unregister through the

@@ -55,8 +55,11 @@ type Unchecked struct {
 // Describe describes nothing: that is what makes u unchecked.
 func (*Unchecked) Describe(chan<- *prometheus.Desc) {}
 
-// Collect collects the gauge.
+// Collect collects the gauge, or nothing if u has no Name.
 func (u *Unchecked) Collect(ch chan<- prometheus.Metric) {
+	if u.Name == "" {
+		return
+	}
 	help := u.Help
 	if help == "" {
 		help = Help(u.Name)

@@ -16,7 +16,8 @@ import (
 // VerifyRecycle proves that build can be run again and again without leaking
 // metrics. It calls build n times against one fresh pedantic registry; after
 // each call it closes the value if build returned no error, then checks, as
-// [VerifyNone] does, that nothing is left registered or exposed. It stops at
+// [VerifyNone] does, that nothing is left registered or exposed, and that
+// the Registerer build was given owns nothing. It stops at
 // the first failure, and fails t when:
 //
 //   - something is left after a round;
@@ -76,7 +77,11 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, r
 			return fmt.Sprintf("close: %v", cerr)
 		}
 	}
-	if left := leftovers(reg, nil); left != "" {
+	left := leftovers(reg, nil)
+	if left == "" {
+		left = silent(scope)
+	}
+	if left != "" {
 		outcome := "after a successful build and close"
 		switch {
 		case err != nil:

@@ -117,6 +117,14 @@ func TestVerifyRecycle(t *testing.T) {
 				"registered straight on the Registerer build was given: watcher_up"},
 		},
 		{
+			name: "unchecked collector left",
+			misbehave: func(reg prometheus.Registerer) (*component, error) {
+				reg.MustRegister(&promtest.Unchecked{}) // collects nothing
+				return &component{scope: registry.NewScope(nil)}, nil
+			},
+			want: []string{"round 2 of 3: after a successful build and close: 1 collector still registered, exposing nothing; registered straight on the Registerer build was given: 1 unchecked"},
+		},
+		{
 			name: "empty vector left",
 			misbehave: func(reg prometheus.Registerer) (*component, error) {
 				promauto.With(reg).NewGaugeVec(prometheus.GaugeOpts{Name: "watcher_objects", Help: "h"}, []string{"kind"})

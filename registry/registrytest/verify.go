@@ -25,9 +25,12 @@ type TestingT interface {
 // *registry.Scope are, it also names every metric still registered whose
 // collector exposes no series at the moment (such as a vector without
 // children), since that registration would make the next one fail just the
-// same (a scope that owns an unchecked collector describes nothing, so for
-// it only what is exposed is named). When g is a *registry.Scope, the
-// message names it, and lists which of the scopes nested in it own what.
+// same. An unchecked collector (one that describes nothing) that collects
+// nothing at the moment is seen only through a scope: a scope that owns
+// something and exposes nothing at all is reported with the number of
+// collectors it owns, whatever ignore says. When g is a *registry.Scope,
+// the message names it, and lists which of the scopes nested in it own
+// what.
 //
 // Each entry of ignore is a metric name to leave out, or a name prefix
 // followed by "*" ("go_*" leaves out the Go runtime metrics).
@@ -39,8 +42,13 @@ func VerifyNone(t TestingT, g prometheus.Gatherer, ignore ...string) {
 	if nilness.IsNil(g) {
 		panic("registrytest: VerifyNone needs a Gatherer")
 	}
-	if msg := leftovers(g, ignore); msg != "" {
-		if s, ok := g.(*registry.Scope); ok {
+	msg := leftovers(g, ignore)
+	s, isScope := g.(*registry.Scope)
+	if msg == "" && isScope {
+		msg = silent(s)
+	}
+	if msg != "" {
+		if isScope {
 			msg = fmt.Sprintf("scope %s: %s; owned by:\n%s", s, msg, owners(s))
 		}
 		t.Errorf("registrytest: %s", msg)
@@ -85,6 +93,17 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// silent describes what s owns when it exposes nothing at all, such as
+// unchecked collectors that collect nothing at the moment, which no
+// registry can tell of; or returns "".
+func silent(s *registry.Scope) string {
+	n := s.Len()
+	if mfs, _ := s.Gather(); n == 0 || len(mfs) > 0 {
+		return ""
+	}
+	return describe.Count(n, "collector", "collectors") + " still registered, exposing nothing"
 }
 
 func ignored(name string, ignore []string) bool {

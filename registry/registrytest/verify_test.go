@@ -67,6 +67,12 @@ func TestVerifyNone(t *testing.T) {
 			return program
 		}, want: []string{"registrytest: scope program: 1 metric still registered with no series: link_errors",
 			"owned by:\nprogram: 0 collectors\n  program/west: 1 collector: link_errors"}},
+		{name: "a scope with a silent unchecked collector", give: func() prometheus.Gatherer {
+			program := registry.NewScope(nil, registry.WithName("program"))
+			registry.NewScope(program, registry.WithName("west")).MustRegister(&promtest.Unchecked{}) // collects nothing
+			return program
+		}, ignore: []string{"*"}, want: []string{"registrytest: scope program: 1 collector still registered, exposing nothing",
+			"owned by:\nprogram: 0 collectors\n  program/west: 1 collector: 1 unchecked"}},
 		{name: "a gatherer that fails", give: func() prometheus.Gatherer {
 			return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return nil, errors.New("scrape refused") })
 		}, want: []string{"registrytest: gather failed: scrape refused"}},

@@ -110,11 +110,14 @@ func (e *collisionError) Unwrap() error { return e.err }
 
 // collision returns what MustRegister panics with when registering c through
 // n failed with err: err itself, or, for an AlreadyRegisteredError, a
-// collisionError naming the scope of n's tree whose registration holds c's
-// identity as the parent sees it. That is the record of the collector the
-// error names as existing: another record with the same identity may be
-// stale, one that somebody else unregistered behind its scope's back.
-func (n *node) collision(err error, c prometheus.Collector) error {
+// collisionError naming the scope whose registration holds c's identity as
+// the parent sees it. holder is what the parent named as the holder: a
+// viewed collector is its scope's registration, whichever tree that scope is
+// in. Any other holder is a collector as somebody gave it to the parent,
+// which is a registration of a scope of n's tree with no view if one holds
+// that collector with that identity (the newest, when several do: only
+// somebody else's Unregister can have freed the identity for the others).
+func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Collector) error {
 	are, ok := asAlreadyRegistered(err)
 	if !ok {
 		return err
@@ -124,11 +127,17 @@ func (n *node) collision(err error, c prometheus.Collector) error {
 		ds = n.view.wrapDescs(nil, ds)
 	}
 	e := &collisionError{metrics: describe.Names(ds), err: err}
+	if v, ok := holder.(*viewed); ok {
+		if r := v.owner(); r != nil {
+			e.holder = r.n
+		}
+		return e
+	}
 	if are.ExistingCollector == nil {
 		return e // a holder that is nobody's collector any more
 	}
 	for _, r := range n.root.top.appendRecords(nil) {
-		if r.unchecked() || !sameIdentity(r.parentDescs(), ds) {
+		if r.v != nil || r.unchecked() || !sameIdentity(r.descs, ds) {
 			continue
 		}
 		// The error names the user's collector behind any wrappers, as

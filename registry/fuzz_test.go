@@ -848,7 +848,10 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		return accept()
 	case vTaken:
 		out := outcome{kind: kTaken, existing: scopeExisting(e)}
-		if e.by != nil && e.by.live && e.by.scope.tree == s.tree {
+		// Rule 4: the holder is known for a record of a scope, of any
+		// tree (rule 6), and for the collector itself registered by a
+		// scope of this tree.
+		if e.by != nil && e.by.live && (e.rec || e.by.scope.tree == s.tree) {
 			out.holders = []*mScope{e.by.scope}
 		}
 		return out
@@ -2239,6 +2242,22 @@ func deleteOnClose(scope, labels, vecs int) []byte {
 var none []byte
 
 var seeds = []seed{
+	{
+		name: "MustRegister names a holder in another tree",
+		// s1{l0="x"} in s0 registers g0a; an outsider unregisters it, and
+		// s2{l0="x"}, a tree of its own, registers g0a. s3{l0="x"} in s0
+		// colliding names s2, not s1, whose registration is gone (rule 4).
+		program: prog(
+			root(onReg, noOpts()),
+			nest(0, byChild, opts(-1, lbl(0, 0))),
+			register(1, none, cG0a, modeMust, noFault),
+			outUnregister(1, none, cG0a),
+			root(onReg, opts(-1, lbl(0, 0))),
+			register(2, none, cG0a, modeMust, noFault),
+			nest(0, byChild, opts(-1, lbl(0, 0))),
+			register(3, none, cG0b, modeMust, noFault),
+		),
+	},
 	{
 		name: "outsider meets a gauge registered through a wrapper",
 		// s0{l0="x"} registers g0a through a prefix wrapper. An outsider

@@ -110,8 +110,8 @@ func (n *node) close() error {
 
 // add registers r with the parent and, if the parent accepts it, tracks it.
 // If the parent panics, r is tracked all the same, since the parent may have
-// registered it: Close will ask the parent about it.
-func (n *node) add(r *record) (err error) {
+// registered it: Close will ask the parent about it. holder is root.add's.
+func (n *node) add(r *record) (holder prometheus.Collector, err error) {
 	returned := false
 	defer func() {
 		if !returned || err == nil {
@@ -120,9 +120,9 @@ func (n *node) add(r *record) (err error) {
 			n.mu.Unlock()
 		}
 	}()
-	err = n.root.add(r)
+	holder, err = n.root.add(r)
 	returned = true
-	return err
+	return holder, err
 }
 
 // track adds r to n's list. Callers hold n.mu.

@@ -29,35 +29,39 @@ type root struct {
 // refused to let go, and it will answer the same. Then the
 // AlreadyRegisteredError names no existing collector: there is none to
 // name.
-func (rt *root) add(r *record) error {
+//
+// holder is what the parent named as the holder in its answer, as it named
+// it (a viewed collector of a scope, say), for MustRegister to tell whose
+// registration it is; nil when the parent named none.
+func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
 	if r.unchecked() {
-		return rt.hub.add(rt.reg, r)
+		return nil, rt.hub.add(rt.reg, r)
 	}
 	held := r.held()
 	_, asked := r.c.(*question)
 	for range 2 {
 		err := rt.reg.Register(held)
 		if err == nil {
-			return nil
+			return nil, nil
 		}
 		are, ok := asAlreadyRegistered(err)
 		if !ok {
-			return err
+			return nil, err
 		}
 		if asked {
 			// A scope made on a Registerer that forwards to this tree
 			// asks who holds its registration: the answer is what
 			// this tree's user registered, which is that scope's own
 			// collector.
-			return prometheus.AlreadyRegisteredError{ExistingCollector: rt.registered(are.ExistingCollector), NewCollector: r.c}
+			return are.ExistingCollector, prometheus.AlreadyRegisteredError{ExistingCollector: rt.registered(are.ExistingCollector), NewCollector: r.c}
 		}
 		if existing, live := userOf(are.ExistingCollector); live {
-			return prometheus.AlreadyRegisteredError{ExistingCollector: existing, NewCollector: r.c}
+			return are.ExistingCollector, prometheus.AlreadyRegisteredError{ExistingCollector: existing, NewCollector: r.c}
 		}
 	}
 	// What holds the identity is no collector of anybody's: a scope took
 	// it back and the parent would not let go.
-	return prometheus.AlreadyRegisteredError{NewCollector: r.c}
+	return nil, prometheus.AlreadyRegisteredError{NewCollector: r.c}
 }
 
 // registered returns what the user of one of rt's scopes registered for

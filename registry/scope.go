@@ -175,8 +175,16 @@ func (s *Scope) node(method string) *node {
 // touched. It returns an error, and touches nothing, if a label is set twice
 // on the way from the outermost scope. It panics on a zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
+	_, err := s.register(c)
+	return err
+}
+
+// register is Register, and also returns what the parent named as the
+// holder of c's identity, if it refused c as registered already (see
+// root.add).
+func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, err error) {
 	if nilness.IsNil(c) {
-		return ErrNilCollector
+		return nil, ErrNilCollector
 	}
 	n := s.node("Register")
 	r := &record{c: c, n: n}
@@ -184,24 +192,23 @@ func (s *Scope) Register(c prometheus.Collector) error {
 	r.descs, k = appendDescs(r.one[:0], c)
 	if f := probed(c, r.descs, k == ownWrapper); f != nil {
 		f.n = n
-		return f
+		return nil, f
 	}
 	n.gate.RLock()
 	defer n.gate.RUnlock()
 	if n.stopped() {
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	if n.view != nil {
 		if n.view.err != nil {
-			return n.view.err
+			return nil, n.view.err
 		}
 		r.v = newViewed(r, n.view)
 	}
-	if err := n.add(r); err != nil {
+	if holder, err = n.add(r); err != nil {
 		r.silence()
-		return err
 	}
-	return nil
+	return holder, err
 }
 
 // MustRegister registers each collector in turn and panics with the first
@@ -209,13 +216,13 @@ func (s *Scope) Register(c prometheus.Collector) error {
 // one stay registered and owned by s.
 //
 // When the error is an AlreadyRegisteredError, the panic value is an error
-// that names the scope holding the metric, or says that no scope of s's tree
-// holds it, and wraps the AlreadyRegisteredError, so that
+// that names the scope holding the metric, or says that it is held outside
+// s's tree, and wraps the AlreadyRegisteredError, so that
 // errors.As(v.(error), &prometheus.AlreadyRegisteredError{}) still finds it.
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 	for _, c := range cs {
-		if err := s.Register(c); err != nil {
-			panic(s.n.collision(err, c))
+		if holder, err := s.register(c); err != nil {
+			panic(s.n.collision(err, c, holder))
 		}
 	}
 }

@@ -908,9 +908,10 @@ func outsiderExisting(e *entry) func(prometheus.Collector) bool {
 	}
 }
 
-// find applies rule 8: the newest registration of s of the same collector,
-// else the newest with the identity the collector describes now, before the
-// view; an unchecked collector only as the same collector.
+// find applies rule 8: the newest registration of s of the same collector
+// (whose identity the model's collectors never change), else the newest with
+// the identity the collector describes, before the view; an unchecked
+// collector only as the same collector.
 func (m *model) find(s *mScope, o *object, chain []wrap) *mReg {
 	for i := len(s.steps) - 1; i >= 0; i-- {
 		if r := s.steps[i].reg; r != nil && m.same(r, o, chain) {

@@ -160,15 +160,18 @@ func (n *node) indexAdd(r *record) {
 	}
 }
 
-// lookup finds the newest registration of c, which describes ds: the same
-// collector, wherever it is, then one with the identity ds make. Callers
-// hold n.mu.
+// lookup finds the registration of c, which describes ds, that Unregister
+// takes: the newest of the same collector with the identity ds make, as
+// client_golang would find it; failing that, the newest of the same
+// collector, whatever it described (its Describe has changed since);
+// failing that, the newest of another collector with that identity.
+// Callers hold n.mu.
 func (n *node) lookup(c prometheus.Collector, ds []*prometheus.Desc) *record {
 	var same []*record // the records with ds's identity key, oldest first
 	if len(ds) > 0 {
 		same = n.indexed(identityKey(ds))
 		for _, r := range slices.Backward(same) {
-			if sameCollector(r.c, c) {
+			if sameCollector(r.c, c) && sameIdentity(r.descs, ds) {
 				return r
 			}
 		}

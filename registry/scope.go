@@ -232,11 +232,13 @@ func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 // or one describing the same fully-qualified names with the same constant
 // label values (help strings and variable labels do not matter). A
 // client_golang wrapper of c, which is what WrapRegistererWith passes on,
-// finds c registered through wrappers that add the same. When several of
-// s's registrations match, the newest goes, with any other record s has of
-// the same collector under the same identity: the parent can hold only one
-// of them, so the others are records of what somebody else unregistered
-// behind s's back.
+// finds c registered through wrappers that add the same. Of s's
+// registrations, the newest of c with what c describes now goes; failing
+// that, the newest of c, whatever its Describe said then; failing that, the
+// newest of another collector with what c describes now. With it go any
+// other records s has of the same checked collector under the same
+// identity: the parent can hold only one of them, so the others are
+// records of what somebody else unregistered behind s's back.
 //
 // Unregister never removes a collector that s does not own: if somebody
 // else has since replaced s's registration with an equal collector, that one

@@ -225,13 +225,17 @@ func odds(g prometheus.Gauge) map[string]odd {
 	}
 }
 
-// shifty is a collector whose Describe yields gauges of names, which the
-// test changes after Register, and which collects nothing.
-type shifty struct{ names []string }
+// shifty is a collector whose Describe yields gauges of names with the
+// constant labels, which the test changes after Register, and which
+// collects nothing.
+type shifty struct {
+	names  []string
+	labels prometheus.Labels
+}
 
 func (s *shifty) Describe(ch chan<- *prometheus.Desc) {
 	for _, n := range s.names {
-		ch <- prometheus.NewDesc(n, promtest.Help(n), nil, nil)
+		ch <- prometheus.NewDesc(n, promtest.Help(n), nil, s.labels)
 	}
 }
 

@@ -252,6 +252,35 @@ func TestUnregister(t *testing.T) {
 		}
 	})
 
+	// Of two registrations of one collector whose Describe changed in
+	// between, the one with what it describes now goes, as client_golang
+	// would take it, though the other is newer.
+	t.Run("same collector as it describes now", func(t *testing.T) {
+		for _, change := range []string{"name", "label value"} {
+			reg := prometheus.NewPedanticRegistry()
+			scope := registry.NewScope(reg)
+			x := &shifty{names: []string{"a"}, labels: prometheus.Labels{"k": "1"}}
+			scope.MustRegister(x)
+			if change == "name" {
+				x.names = []string{"b"}
+			} else {
+				x.labels = prometheus.Labels{"k": "2"}
+			}
+			scope.MustRegister(x)
+			then := &shifty{names: x.names, labels: x.labels}
+			x.names, x.labels = []string{"a"}, prometheus.Labels{"k": "1"}
+			if !scope.Unregister(x) {
+				t.Errorf("%s changed: Unregister = false", change)
+			}
+			if err := reg.Register(&shifty{names: x.names, labels: x.labels}); err != nil {
+				t.Errorf("%s changed: the first registration is still held: %v", change, err)
+			}
+			if err := reg.Register(then); err == nil {
+				t.Errorf("%s changed: the newer registration was taken back", change)
+			}
+		}
+	})
+
 	// An Unregister runs alone on its scope: a second Unregister and a
 	// Register of the same collector wait for it, then find nothing to
 	// take and register anew.

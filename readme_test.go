@@ -76,6 +76,38 @@ func TestLinks(t *testing.T) {
 	}
 }
 
+func TestNamedTests(t *testing.T) {
+	// Every test, fuzz test or benchmark that a Markdown file of the
+	// library names, such as GUARANTEES.md's "Proved by" lines, is a
+	// function or type declared in the module.
+	decl := regexp.MustCompile(`(?m)^(?:func|type) (\w+)`)
+	declared := map[string]bool{}
+	for _, file := range files(t, ".go") {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(text), -1) {
+			declared[m[1]] = true
+		}
+	}
+	named := regexp.MustCompile("`((?:Test|Fuzz|Benchmark)\\w*)`")
+	for _, file := range files(t, ".md") {
+		if strings.HasPrefix(file, "analysis"+string(filepath.Separator)) {
+			continue // they name the analysis module's tests
+		}
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range named.FindAllStringSubmatch(string(text), -1) {
+			if !declared[m[1]] {
+				t.Errorf("%s names %s, which the module does not declare", file, m[1])
+			}
+		}
+	}
+}
+
 // body returns snippet without its package clause and imports: a snippet
 // may be a whole file, while the code it is taken from is in a test
 // package of its own.

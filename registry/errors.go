@@ -33,7 +33,8 @@ var (
 // use [errors.As] on the combined error to get at them and [errors.Is] with
 // [ErrNotRegistered] to test for the cause.
 type UnregisterError struct {
-	// Scope is the String of the scope whose Close reports the error.
+	// Scope is the String of the scope that owned the registration: the
+	// scope closed, or a scope nested in it.
 	Scope string
 	// Metrics are the fully-qualified names the collector exposed,
 	// sorted.

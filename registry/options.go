@@ -76,7 +76,11 @@ func WithName(name string) Option {
 // hold series with its labels, report is called once, from a runtime
 // cleanup, with what it left behind (see [Leak]). A nested scope is reported
 // whether or not the scope around it is still open; the outer scope still
-// closes it. report must not block, and must not refer to the scope.
+// closes it. So a child used only as a labelled view, whose handle is
+// dropped while code still writes its metrics, is reported, and
+// [Leak.Close] takes those metrics back: keep such a handle, or make the
+// view with [prometheus.WrapRegistererWith], whose registrations the scope
+// owns. report must not block, and must not refer to the scope.
 //
 // Without this option nothing is tracked and nothing costs; with it, each
 // scope records where it was made (one runtime.Callers) and adds a runtime

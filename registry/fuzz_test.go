@@ -146,8 +146,8 @@ const (
 	fault1      // Register: Fail;  Unregister, Close: Refuse
 	fault2      // Register: Claim; Unregister, Close: LieKept
 	fault3      // Register: ClaimNobody; Unregister, Close: LieRemoved
-	fault4      // Close: Panicking
-	nFaults = 8 // 4 to 7: no fault
+	fault4      // Register: PanicAfter; Close: Panicking
+	nFaults = 8 // 5 to 7: no fault
 )
 
 // The collectors a program registers: indexes into world.pool, then a nil
@@ -697,6 +697,7 @@ type mReg struct {
 	live     bool     // the scope still owns it
 	takenIn  int      // the Close that took it back
 	panicked bool     // the parent panicked when a Close took it back
+	unvetted bool     // owned, though the registry did not accept it: the parent panicked in Register
 }
 
 // same reports whether r is of the same collector as o reached through
@@ -801,6 +802,7 @@ const (
 	kTaken    // an AlreadyRegisteredError
 	kRefused  // another error from the registry
 	kInjected // promtest.ErrInjected
+	kPanicked // the parent's panic, promtest.ErrInjected, goes on
 )
 
 // register applies rules 1, 2, 3, 5 and 6 to Register(c) on s, with c
@@ -840,6 +842,18 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		return outcome{kind: kTaken, existing: func(c prometheus.Collector) bool { return c == nil }}
 	}
 	v, e, bad := s.tree.reg.decide(ds)
+	if fault == promtest.PanicAfter {
+		// The parent panicked after the registry decided: the panic
+		// goes on, and the scope owns the registration all the same,
+		// whatever the registry decided.
+		if v == vAccepted {
+			s.tree.reg.put(ds, &entry{base: o, chain: r.regChain(), by: r, rec: !s.view.none()})
+		} else {
+			r.unvetted = true
+		}
+		accept()
+		return outcome{kind: kPanicked}
+	}
 	switch v {
 	case vAccepted:
 		// Rule 6: without a view the registry holds the collector itself,
@@ -1566,7 +1580,13 @@ func (w *world) registerFault(s *mScope, ch []wrap, o *object, b int) (promtest.
 	if identity(ds) == "!" {
 		return promtest.Pass, nil
 	}
-	f := []promtest.Fault{promtest.Pass, promtest.Fail, promtest.Claim, promtest.ClaimNobody}
+	// A parent that panics before it passes Register on is not built:
+	// the scope would own descriptors the registry never saw, and taking
+	// them back makes the registry see them, after which it holds every
+	// later registration of their names to their label names and help
+	// (client_golang's rule, which the model does not keep). TestClose
+	// has that parent.
+	f := []promtest.Fault{promtest.Pass, promtest.Fail, promtest.Claim, promtest.ClaimNobody, promtest.PanicAfter}
 	if b%nFaults < len(f) {
 		return f[b%nFaults], descNames(ds)
 	}
@@ -1595,6 +1615,22 @@ func (w *world) register(in *input) {
 	var r prometheus.Registerer = s.real
 	if len(ch) > 0 {
 		r = through(s.real, ch)
+	}
+	if want.kind == kPanicked {
+		v := promtest.Panic(func() {
+			if mode == modeRegister {
+				w.say("err = %s.Register(%s)", target, cdesc)
+				_ = r.Register(c)
+			} else {
+				w.say("%s.MustRegister(%s)", target, cdesc)
+				r.MustRegister(c)
+			}
+		})
+		w.disarm()
+		if err, _ := v.(error); !errors.Is(err, promtest.ErrInjected) {
+			w.fail("Register panicked with %v, want the parent's panic to go on (rule 2)", v)
+		}
+		return
 	}
 	if mode == modeRegister {
 		w.say("err = %s.Register(%s)", target, cdesc)
@@ -1872,7 +1908,7 @@ func (w *world) deleteOnClose(in *input) {
 }
 
 func faultName(f promtest.Fault) string {
-	return [...]string{"Pass", "Fail", "Claim", "ClaimNobody", "Refuse", "LieKept", "LieRemoved", "Block", "BlockAfter", "Panicking"}[f]
+	return [...]string{"Pass", "Fail", "Claim", "ClaimNobody", "Refuse", "LieKept", "LieRemoved", "Block", "BlockAfter", "Panicking", "PanicAfter"}[f]
 }
 
 // ---- checks ----
@@ -2096,7 +2132,13 @@ func (w *world) check() {
 			w.fail("%s (%s) gathers the wrong series (rule 19): %s", s.path, stateNames[s.state], msg)
 		}
 		// Rule 19: a scope is also a Collector of the same, which a pedantic
-		// registry holds to describing everything it collects.
+		// registry holds to describing everything it collects. What it
+		// owns through a Register the parent panicked on, which the
+		// registry did not accept, nothing vetted: a registry may refuse
+		// it then.
+		if slices.ContainsFunc(s.owns(), func(r *mReg) bool { return r.unvetted }) {
+			continue
+		}
 		r := prometheus.NewPedanticRegistry()
 		if err := r.Register(s.real); err != nil {
 			w.fail("%s (%s) as a collector: a registry refuses it: %v (rule 19)", s.path, stateNames[s.state], err)
@@ -2243,6 +2285,22 @@ func deleteOnClose(scope, labels, vecs int) []byte {
 var none []byte
 
 var seeds = []seed{
+	{
+		name: "parent panics in Register after the registry",
+		// On the faulty parent, s0 registers g0a, which the registry takes,
+		// and s1{l0="x"} in it g0a, which the registry refuses for its
+		// label names, each with a parent that panics afterwards: the
+		// panics go on, and the scopes own both. Close takes back s0's
+		// and reports s1's, which the registry does not hold (rules 2,
+		// 11, 22).
+		program: prog(
+			root(onParent, noOpts()),
+			nest(0, byChild, opts(-1, lbl(0, 0))),
+			register(0, none, cG0a, modeRegister, fault4),
+			register(1, none, cG0a, modeMust, fault4),
+			closeScope(0, noFault, 0),
+		),
+	},
 	{
 		name: "MustRegister names a holder in another tree",
 		// s1{l0="x"} in s0 registers g0a; an outsider unregisters it, and

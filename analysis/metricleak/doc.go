@@ -130,8 +130,9 @@
 // nil (if c != nil { reg.Unregister(c) }) is not taken after the
 // registration: a registered collector is not nil, and a callee that handed
 // back nil handed back nothing to undo. A Register call whose error is
-// tested for prometheus.AlreadyRegisteredError is idempotent by design, and
-// not tracked at all.
+// tested for prometheus.AlreadyRegisteredError (by a type assertion,
+// errors.As or errors.AsType) is idempotent by design, and not tracked at
+// all.
 //
 // A function whose error result is nil on every return (a constant nil,
 // the error of a call to such a function, or an error tested before the

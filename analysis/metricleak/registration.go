@@ -360,7 +360,8 @@ func failureResult(t types.Type) int {
 }
 
 // toleratesDuplicate reports whether the error of a Register call is tested
-// for prometheus.AlreadyRegisteredError, by a type assertion or errors.As.
+// for prometheus.AlreadyRegisteredError, by a type assertion, errors.As or
+// errors.AsType.
 // Such a registration is idempotent by design (the classic pattern reuses
 // ExistingCollector), so registering again after a failure is no error.
 func toleratesDuplicate(register *ssa.Call) bool {
@@ -371,8 +372,15 @@ func toleratesDuplicate(register *ssa.Call) bool {
 				return true
 			}
 		case *ssa.Call:
-			if isFunc(calleeFunc(x.Common()), "errors", "As") && len(x.Call.Args) == 2 &&
+			callee := calleeFunc(x.Common())
+			if isFunc(callee, "errors", "As") && len(x.Call.Args) == 2 &&
 				isNamed(typeDeref(root(x.Call.Args[1]).Type()), prometheusPath, "AlreadyRegisteredError") {
+				return true
+			}
+			// errors.AsType[prometheus.AlreadyRegisteredError](err), of
+			// Go 1.26: its first result is the type it looks for.
+			if res := x.Call.Signature().Results(); isFunc(callee, "errors", "AsType") && res.Len() == 2 &&
+				isNamed(res.At(0).Type(), prometheusPath, "AlreadyRegisteredError") {
 				return true
 			}
 		}

@@ -497,3 +497,15 @@ func NewCompactor(reg prometheus.Registerer, opts compactorOptions) (*compactor,
 	}
 	return &compactor{metrics: opts.metrics}, nil
 }
+
+func RegisterErrorsAsType(reg prometheus.Registerer, start func() error) (prometheus.Counter, error) {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "requests_total"})
+	if err := reg.Register(c); err != nil {
+		are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err)
+		if !ok {
+			return nil, err
+		}
+		c = are.ExistingCollector.(prometheus.Counter)
+	}
+	return c, start()
+}

@@ -57,8 +57,10 @@ type registersFact struct {
 	// Registerer then says nothing of where they went.
 	Opaque bool
 	// Metrics are the fully-qualified names of the metrics registered,
-	// where constant.
+	// where constant; Unnamed is set when some of them have no constant
+	// name.
 	Metrics []string
+	Unnamed bool
 	// Site is where the first registration is, as "path/file.go:line",
 	// with the import path of the package that holds the file.
 	Site string
@@ -76,6 +78,9 @@ func (f *registersFact) String() string {
 	if len(f.Collectors) > 0 {
 		cols = fmt.Sprintf(", collectors %v", f.Collectors)
 	}
+	if f.Unnamed && len(f.Metrics) > 0 {
+		cols += ", and unnamed ones"
+	}
 	if f.Opaque {
 		cols += ", opaque"
 	}
@@ -89,7 +94,7 @@ func (f *registersFact) equal(g *registersFact) bool {
 		return f == g
 	}
 	return f.Result == g.Result && f.Registerer == g.Registerer && f.Site == g.Site &&
-		slices.Equal(f.Metrics, g.Metrics) && slices.Equal(f.Collectors, g.Collectors) && f.Opaque == g.Opaque
+		slices.Equal(f.Metrics, g.Metrics) && f.Unnamed == g.Unnamed && slices.Equal(f.Collectors, g.Collectors) && f.Opaque == g.Opaque
 }
 
 // equal reports whether f and g say the same.

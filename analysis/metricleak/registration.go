@@ -26,8 +26,10 @@ type registration struct {
 	registerer ssa.Value
 	// scope is set when the registration went through a promscope scope.
 	scope bool
-	// metrics are the fully-qualified names, where constant.
+	// metrics are the fully-qualified names, where constant; unnamed is
+	// set when some of what was registered has no constant name.
 	metrics []string
+	unnamed bool
 	// site is where a callee registered, for a registration through a fact;
 	// empty when the registration is the call itself.
 	site string
@@ -196,6 +198,7 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 	r.via = calleeFunc(common)
 	r.opaque = fact.Opaque
 	r.metrics = fact.Metrics
+	r.unnamed = fact.Unnamed
 	r.site = fact.Site
 	r.err = result(r.call, failureResult(r.call.Type()))
 	if fact.Result >= 0 {
@@ -234,6 +237,8 @@ func (r *registration) addCollectors(cs []ssa.Value) {
 		r.seeds = append(r.seeds, v)
 		if name := metricName(v); name != "" {
 			r.metrics = append(r.metrics, name)
+		} else {
+			r.unnamed = true
 		}
 	}
 }

@@ -55,11 +55,16 @@ func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
 func (c *checker) message(l *leak) string {
 	first := l.regs[0]
 	var names []string
+	unnamed := false
 	for _, r := range l.regs {
 		names = appendNew(names, r.metrics...)
+		unnamed = unnamed || r.unnamed
 	}
 	var b strings.Builder
 	b.WriteString(nameList(names))
+	if unnamed && len(names) > 0 {
+		b.WriteString(" and other metrics")
+	}
 	fmt.Fprintf(&b, " registered at %s", c.displaySite(first.siteString(c.pass)))
 	if first.via != nil {
 		fmt.Fprintf(&b, " (via %s)", c.funcName(first.via))
@@ -67,7 +72,7 @@ func (c *checker) message(l *leak) string {
 	if n := len(c.places(l)) - 1; n > 0 {
 		fmt.Fprintf(&b, " and %d other %s", n, plural(n, "place", "places"))
 	}
-	one := len(names) == 1
+	one := len(names) == 1 && !unnamed
 	fmt.Fprintf(&b, " %s registered when this ", pick(one, "stays", "stay"))
 	if n := len(l.rets) - 1; n > 0 {
 		fmt.Fprintf(&b, "or %d other %s an error: ", n, plural(n, "return gives", "returns give"))

@@ -107,13 +107,18 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			if regParam >= 0 && regParam == f.Registerer && r.opaque {
 				f.Opaque = true
 			}
+			callers := false // r registers a collector its caller gave it, which the caller names
 			if res < 0 && regParam == f.Registerer && r.collector != nil {
-				if j := collectorParam(fn, r.collector); j >= 0 && !slices.Contains(f.Collectors, j) {
-					f.Collectors = append(f.Collectors, j)
-					slices.Sort(f.Collectors)
+				if j := collectorParam(fn, r.collector); j >= 0 {
+					callers = true
+					if !slices.Contains(f.Collectors, j) {
+						f.Collectors = append(f.Collectors, j)
+						slices.Sort(f.Collectors)
+					}
 				}
 			}
 			f.Metrics = appendNew(f.Metrics, r.metrics...)
+			f.Unnamed = f.Unnamed || r.unnamed && !callers
 		}
 	}
 	return f

@@ -509,3 +509,29 @@ func RegisterErrorsAsType(reg prometheus.Registerer, start func() error) (promet
 	}
 	return c, start()
 }
+
+// custom is a collector whose metric has no name the analyzer can read.
+type custom struct{}
+
+func (custom) Describe(ch chan<- *prometheus.Desc) { ch <- &prometheus.Desc{} }
+
+func (custom) Collect(chan<- prometheus.Metric) {}
+
+type both struct {
+	c prometheus.Collector
+	g prometheus.Gauge
+}
+
+func newBoth(reg prometheus.Registerer) *both {
+	b := &both{c: custom{}, g: prometheus.NewGauge(prometheus.GaugeOpts{Name: "in_flight"})}
+	reg.MustRegister(b.c, b.g)
+	return b
+}
+
+func NamedAndUnnamed(reg prometheus.Registerer, start func() error) (*both, error) { // want NamedAndUnnamed:"registers in_flight at direct/direct.go:527 \\(result 0, registerer 0, and unnamed ones\\)"
+	b := newBoth(reg)
+	if err := start(); err != nil {
+		return nil, err // want `^in_flight and other metrics registered at direct\.go:527 \(via newBoth\) stay registered when this returns an error: unregister them before returning$`
+	}
+	return b, nil
+}

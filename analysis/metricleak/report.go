@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -61,10 +62,7 @@ func (c *checker) message(l *leak) string {
 		unnamed = unnamed || r.unnamed
 	}
 	var b strings.Builder
-	b.WriteString(nameList(names))
-	if unnamed && len(names) > 0 {
-		b.WriteString(" and other metrics")
-	}
+	b.WriteString(nameList(names, unnamed))
 	fmt.Fprintf(&b, " registered at %s", c.displaySite(first.siteString(c.pass)))
 	if first.via != nil {
 		fmt.Fprintf(&b, " (via %s)", c.funcName(first.via))
@@ -119,17 +117,24 @@ func (c *checker) places(l *leak) []*registration {
 // shownNames is how many metric names a message lists before "and N more".
 const shownNames = 5
 
-// nameList lists the first few names, and how many more there are.
-func nameList(names []string) string {
-	switch n := len(names); {
+// nameList lists the first few names, how many more there are, and, if
+// unnamed, that there are metrics it has no name for.
+func nameList(names []string, unnamed bool) string {
+	n := len(names)
+	switch {
 	case n == 0:
 		return "metrics"
-	case n == 1:
+	case n == 1 && !unnamed:
 		return names[0]
-	case n <= shownNames:
-		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:shownNames], ", "), len(names)-shownNames)
+	items := slices.Clone(names[:min(n, shownNames)])
+	if n > shownNames {
+		items = append(items, fmt.Sprintf("%d more", n-shownNames))
+	}
+	if unnamed {
+		items = append(items, "other metrics")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 func pick(one bool, singular, plural string) string {

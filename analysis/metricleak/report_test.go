@@ -36,3 +36,28 @@ func TestDisplaySite(t *testing.T) {
 		t.Errorf("without a module, displaySite = %q, want %q", got, want)
 	}
 }
+
+// TestNameList checks how a message lists the metrics it is about: the
+// first five names, how many more there are, and, when some have no name
+// the analyzer can read, that there are others.
+func TestNameList(t *testing.T) {
+	seven := []string{"a", "b", "c", "d", "e", "f", "g"}
+	for _, tt := range []struct {
+		names   []string
+		unnamed bool
+		want    string
+	}{
+		{nil, false, "metrics"},
+		{nil, true, "metrics"},
+		{[]string{"a"}, false, "a"},
+		{[]string{"a"}, true, "a and other metrics"},
+		{[]string{"a", "b", "c"}, false, "a, b and c"},
+		{[]string{"a", "b", "c"}, true, "a, b, c and other metrics"},
+		{seven, false, "a, b, c, d, e and 2 more"},
+		{seven, true, "a, b, c, d, e, 2 more and other metrics"},
+	} {
+		if got := nameList(tt.names, tt.unnamed); got != tt.want {
+			t.Errorf("nameList(%q, %v) = %q, want %q", tt.names, tt.unnamed, got, tt.want)
+		}
+	}
+}

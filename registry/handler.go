@@ -9,6 +9,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/promscope/promscope/internal/describe"
 	"github.com/promscope/promscope/internal/nilness"
 )
@@ -73,7 +75,11 @@ func (x *Index) scopes() []*node {
 // each level of nesting: the scope's String (see [WithName]), where it was
 // made when that is known (see [WithLeakReport]), how many collectors it
 // owns, and their metric names; unchecked collectors, which describe none,
-// are counted ("2 unchecked"), since the page collects nothing to name them.
+// are counted ("2 unchecked"), since the page collects nothing to name them;
+// then, after "deletes on close:", what its pending [Scope.DeleteOnClose]
+// calls will delete: each vector's metric name with the labels given
+// (links_total{link="west"}), or the labels alone for a vector that cannot
+// describe itself.
 // Control characters, backslashes and anything outside printable ASCII in a
 // name are escaped as in a Go string literal, so a line is always one scope.
 // With the query parameter format=json, or an Accept header that names
@@ -82,7 +88,7 @@ func (x *Index) scopes() []*node {
 // text/plain is not named), it writes the same tree as JSON:
 // {"scopes": [scope...]}, each scope an object with "scope", "created" (""
 // when not known), "state" ("open", "closing" or "closed"), "collectors",
-// "metrics", "unchecked" and "scopes" (the nested ones).
+// "metrics", "unchecked", "deletes" and "scopes" (the nested ones).
 //
 // Handler holds no lock of a scope while it writes: it copies each scope's
 // list under the scope's lock and formats the copy, so that Register,
@@ -205,20 +211,38 @@ type page struct {
 	Collectors int      `json:"collectors"`
 	Metrics    []string `json:"metrics"`
 	Unchecked  int      `json:"unchecked"`
+	Deletes    []string `json:"deletes"`
 	Scopes     []page   `json:"scopes"`
 
-	line string // Scope for a line of text, its name escaped
+	line    string   // Scope for a line of text, its name escaped
+	deletes []string // Deletes for a line of text, their names escaped
 }
 
 // page copies what n owns under its lock, then describes the copy.
 func (n *node) page() page {
-	rs, nested, _ := n.entries()
-	p := page{Scope: n.str, line: scopeString(escape(n.name), n.view), Created: n.created, State: n.state(), Collectors: len(rs), Metrics: []string{}, Scopes: []page{}}
+	rs, nested, ds := n.entries()
+	p := page{Scope: n.str, line: scopeString(escape(n.name), n.view), Created: n.created, State: n.state(), Collectors: len(rs), Metrics: []string{}, Deletes: []string{}, Scopes: []page{}}
 	for _, r := range rs {
 		if r.unchecked() {
 			p.Unchecked++
 		}
 		p.Metrics = append(p.Metrics, r.names()...)
+	}
+	for _, d := range ds {
+		sel := selector(d.labels)
+		for _, v := range d.vecs {
+			var names []string
+			if c, ok := v.(prometheus.Collector); ok {
+				names = describe.Names(describe.Descs(c))
+			}
+			if len(names) == 0 {
+				names = []string{""}
+			}
+			for _, name := range names {
+				p.Deletes = append(p.Deletes, name+sel)
+				p.deletes = append(p.deletes, escape(name)+sel)
+			}
+		}
 	}
 	for _, c := range nested {
 		p.Scopes = append(p.Scopes, c.page())
@@ -261,6 +285,9 @@ func (p page) write(b *strings.Builder, depth int) {
 	}
 	if len(names) > 0 {
 		b.WriteString(": " + strings.Join(names, ", "))
+	}
+	if len(p.deletes) > 0 {
+		b.WriteString("; deletes on close: " + strings.Join(p.deletes, ", "))
 	}
 	b.WriteByte('\n')
 	for _, c := range p.Scopes {

@@ -33,8 +33,9 @@ func body(r *http.Response) string {
 
 func TestHandler(t *testing.T) {
 	// The page lists the tree of scopes, one line a scope, indented by
-	// depth, each with where it was made and what it owns, with the
-	// headers of a plain text page that must not be sniffed.
+	// depth, each with where it was made, what it owns and the series it
+	// deletes on close, with the headers of a plain text page that must
+	// not be sniffed.
 	t.Run("tree", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		rootAt := line()
@@ -44,6 +45,8 @@ func TestHandler(t *testing.T) {
 		eastAt := line()
 		east := registry.NewScope(root, registry.WithName("east"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
 		east.MustRegister(promtest.Gauge("service_cache_size", 3), promtest.CounterVec("events_total", "kind"))
+		east.DeleteOnClose(prometheus.Labels{"cluster": "east", "link": "a\nb"}, promtest.CounterVec("link_errors_total", "cluster", "link"),
+			deleteLogger{Deleter: promtest.CounterVec("hidden_total", "cluster", "link")}) // no Collector: no name
 		westAt := line()
 		west := registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"cluster": "west"}, root), registry.WithName("west"))
 		probeAt := line()
@@ -54,7 +57,7 @@ func TestHandler(t *testing.T) {
 		resp := serve(registry.Handler(root), http.MethodGet, "/")
 		want := strings.Join([]string{
 			`mirror prefix="mirror_" (made at ` + rootAt + `): 1 collector: mirror_links`,
-			`  mirror/east{cluster="east"} prefix="mirror_" (made at ` + eastAt + `): 2 collectors: mirror_service_cache_size, mirror_events_total`,
+			`  mirror/east{cluster="east"} prefix="mirror_" (made at ` + eastAt + `): 2 collectors: mirror_service_cache_size, mirror_events_total; deletes on close: link_errors_total{cluster="east",link="a\nb"}, {cluster="east",link="a\nb"}`,
 			`  mirror/west{cluster="west"} prefix="mirror_" (made at ` + westAt + `): 0 collectors`,
 			`    mirror/west/probe{cluster="west"} prefix="mirror_" (made at ` + probeAt + `): 1 collector: 1 unchecked`,
 		}, "\n") + "\n"
@@ -103,7 +106,9 @@ func TestHandler(t *testing.T) {
 	t.Run("json", func(t *testing.T) {
 		root := registry.NewScope(nil, registry.WithName("mirror"))
 		root.MustRegister(promtest.Gauge("links", 1))
-		root.Child(registry.WithName("east")).MustRegister(&promtest.Unchecked{Name: "u", Value: 1}, promtest.Gauge("jobs", 1))
+		east := root.Child(registry.WithName("east"))
+		east.MustRegister(&promtest.Unchecked{Name: "u", Value: 1}, promtest.Gauge("jobs", 1))
+		east.DeleteOnClose(prometheus.Labels{"link": "east"}, promtest.CounterVec("link_errors_total", "link"))
 		type page struct {
 			Scope      string   `json:"scope"`
 			Created    *string  `json:"created"`
@@ -111,6 +116,7 @@ func TestHandler(t *testing.T) {
 			Collectors int      `json:"collectors"`
 			Metrics    []string `json:"metrics"`
 			Unchecked  int      `json:"unchecked"`
+			Deletes    []string `json:"deletes"`
 			Scopes     []page   `json:"scopes"`
 		}
 		for _, r := range []*http.Response{
@@ -124,7 +130,8 @@ func TestHandler(t *testing.T) {
 			if len(got.Scopes) != 1 || got.Scopes[0].Scope != "mirror" || got.Scopes[0].Created == nil ||
 				got.Scopes[0].State != "open" || got.Scopes[0].Collectors != 1 ||
 				len(got.Scopes[0].Scopes) != 1 || got.Scopes[0].Scopes[0].Scope != "mirror/east" || got.Scopes[0].Scopes[0].Unchecked != 1 ||
-				strings.Join(got.Scopes[0].Scopes[0].Metrics, ",") != "jobs" {
+				strings.Join(got.Scopes[0].Scopes[0].Metrics, ",") != "jobs" ||
+				got.Scopes[0].Deletes == nil || strings.Join(got.Scopes[0].Scopes[0].Deletes, ",") != `link_errors_total{link="east"}` {
 				t.Errorf("the page is %+v", got)
 			}
 		}

@@ -239,7 +239,7 @@ func TestRunServesUntilItsContextIsDone(t *testing.T) {
 	t.Run("/debug/scopes", func(t *testing.T) {
 		got := regexp.MustCompile(`made at [\w./-]+\.go:\d+`).ReplaceAllString(get(t, base+"/debug/scopes"), "made at FILE:LINE")
 		want := `mirror (made at FILE:LINE): 1 collector: connect_attempts_total
-  mirror/east (made at FILE:LINE): 0 collectors
+  mirror/east (made at FILE:LINE): 0 collectors; deletes on close: connect_attempts_total{target_cluster_name="east"}
     mirror/east/watcher (made at FILE:LINE): 0 collectors
       mirror/east/watcher/2 (made at FILE:LINE): 0 collectors
         mirror/east/watcher/2{cluster="east"} (made at FILE:LINE): 2 collectors: service_cache_size, endpoints_cache_size

@@ -17,7 +17,8 @@ import (
 // metrics. It calls build n times against one fresh pedantic registry; after
 // each call it closes the value if build returned no error, then checks, as
 // [VerifyNone] does, that nothing is left registered or exposed, and that
-// the Registerer build was given owns nothing. It stops at
+// the Registerer build was given owns nothing: no collector, no scope still
+// open, no DeleteOnClose pending. It stops at
 // the first failure, and fails t when:
 //
 //   - something is left after a round;
@@ -25,6 +26,8 @@ import (
 //     earlier round's leak, or, in the first round, of build registering
 //     one metric twice (any other error is taken as the failure the test
 //     is simulating, such as an unreachable cluster);
+//   - build returns [registry.ErrClosed]: a value's Close closed the
+//     Registerer build is given, and the rounds would prove nothing;
 //   - closing a built value returns an error;
 //   - build, or closing a built value, panics.
 //
@@ -71,6 +74,10 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, r
 		return fmt.Sprintf("build registered a metric twice: %v", err)
 	case errors.As(err, &are):
 		return fmt.Sprintf("build hit a registration left from an earlier round: %v", err)
+	case errors.Is(err, registry.ErrClosed):
+		// Not the failure the test simulates: the rounds would prove
+		// nothing from here on.
+		return fmt.Sprintf("build failed with %q: the Registerer it was given is closed; a value's Close must not close it", err)
 	case err == nil && !nilness.IsNil(v):
 		step = "close"
 		if cerr := v.Close(); cerr != nil {
@@ -80,6 +87,9 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, r
 	left := leftovers(reg, nil)
 	if left == "" {
 		left = silent(scope)
+	}
+	if left == "" {
+		left = unclosed(scope)
 	}
 	if left != "" {
 		outcome := "after a successful build and close"

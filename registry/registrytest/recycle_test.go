@@ -125,6 +125,16 @@ func TestVerifyRecycle(t *testing.T) {
 			want: []string{"round 2 of 3: after a successful build and close: 1 collector still registered, exposing nothing; registered straight on the Registerer build was given: 1 unchecked"},
 		},
 		{
+			name: "scope left open, with a deletion pending",
+			misbehave: func(reg prometheus.Registerer) (*component, error) {
+				scope := registry.NewScope(reg, registry.WithName("link"))
+				scope.DeleteOnClose(prometheus.Labels{"link": "west"}, promtest.CounterVec("link_errors_total", "link"))
+				//lint:ignore metricleak the leak that VerifyRecycle must catch
+				return nil, errUnreachable
+			},
+			want: []string{`round 2 of 3: after build failed with "cluster unreachable": 1 scope still open; still to delete on close: link_errors_total{link="west"}; owned by:`},
+		},
+		{
 			name: "empty vector left",
 			misbehave: func(reg prometheus.Registerer) (*component, error) {
 				promauto.With(reg).NewGaugeVec(prometheus.GaugeOpts{Name: "watcher_objects", Help: "h"}, []string{"kind"})
@@ -205,6 +215,20 @@ func TestVerifyRecycle(t *testing.T) {
 			}
 		})
 	}
+
+	// A value whose Close closes the Registerer build was given makes
+	// every later round fail with ErrClosed, which proves nothing: that is
+	// reported, not taken for the failure the test simulates.
+	t.Run("Close closes the Registerer", func(t *testing.T) {
+		var r promtest.Recorder
+		registrytest.VerifyRecycle(&r, 3, func(reg prometheus.Registerer) (*component, error) {
+			if err := reg.Register(promtest.Gauge("watcher_up", 1)); err != nil {
+				return nil, err
+			}
+			return &component{scope: reg.(*registry.Scope)}, nil
+		})
+		r.Check(t, `registrytest: round 2 of 3: build failed with "registry: scope is closed": the Registerer it was given is closed; a value's Close must not close it`)
+	})
 
 	// In the first round, an AlreadyRegisteredError can only be build's
 	// own collision, and is named so.

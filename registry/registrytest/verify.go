@@ -1,6 +1,7 @@
 package registrytest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -25,12 +26,14 @@ type TestingT interface {
 // *registry.Scope are, it also names every metric still registered whose
 // collector exposes no series at the moment (such as a vector without
 // children), since that registration would make the next one fail just the
-// same. An unchecked collector (one that describes nothing) that collects
-// nothing at the moment is seen only through a scope: a scope that owns
-// something and exposes nothing at all is reported with the number of
-// collectors it owns, whatever ignore says. When g is a *registry.Scope,
-// the message names it, and lists which of the scopes nested in it own
-// what.
+// same; for a scope, which describes nothing while it owns an unchecked
+// collector, those metrics are taken from its ownership page (see
+// registry.Handler). An unchecked collector (one that describes nothing)
+// that collects nothing at the moment is seen only through a scope: a
+// scope that owns something and exposes nothing at all is reported with
+// the number of collectors it owns, whatever ignore says. When g is a
+// *registry.Scope, the message names it, and lists which of the scopes
+// nested in it own what.
 //
 // Each entry of ignore is a metric name to leave out, or a name prefix
 // followed by "*" ("go_*" leaves out the Go runtime metrics).
@@ -49,7 +52,11 @@ func VerifyNone(t TestingT, g prometheus.Gatherer, ignore ...string) {
 	}
 	if msg != "" {
 		if isScope {
-			msg = fmt.Sprintf("scope %s: %s; owned by:\n%s", s, msg, owners(s))
+			name := s.String()
+			if name == "" {
+				name = "(unnamed scope)"
+			}
+			msg = fmt.Sprintf("scope %s: %s; owned by:\n%s", name, msg, owners(s))
 		}
 		t.Errorf("registrytest: %s", msg)
 	}
@@ -57,9 +64,50 @@ func VerifyNone(t TestingT, g prometheus.Gatherer, ignore ...string) {
 
 // owners returns the ownership page of s (see registry.Handler).
 func owners(s *registry.Scope) string {
+	return strings.TrimRight(serve(s, "/"), "\n")
+}
+
+// serve returns what registry.Handler serves of s at target.
+func serve(s *registry.Scope, target string) string {
 	rec := httptest.NewRecorder()
-	registry.Handler(s).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-	return strings.TrimRight(rec.Body.String(), "\n")
+	registry.Handler(s).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	return rec.Body.String()
+}
+
+// A page is a scope as the JSON ownership page has it.
+type page struct {
+	Metrics []string `json:"metrics"`
+	Deletes []string `json:"deletes"`
+	Scopes  []page   `json:"scopes"`
+}
+
+// tree returns s as the JSON ownership page has it.
+func tree(s *registry.Scope) page {
+	var p struct{ Scopes []page }
+	if err := json.Unmarshal([]byte(serve(s, "/?format=json")), &p); err != nil || len(p.Scopes) != 1 {
+		panic(fmt.Sprintf("registrytest: the ownership page of %q does not decode: %v", s, err))
+	}
+	return p.Scopes[0]
+}
+
+// metrics returns the names of the checked collectors' metrics that p and
+// the scopes nested in it own.
+func (p page) metrics() []string {
+	out := slices.Clone(p.Metrics)
+	for _, c := range p.Scopes {
+		out = append(out, c.metrics()...)
+	}
+	return out
+}
+
+// deletes returns what the pending DeleteOnClose calls of p and of the
+// scopes nested in it will delete.
+func (p page) deletes() []string {
+	out := slices.Clone(p.Deletes)
+	for _, c := range p.Scopes {
+		out = append(out, c.deletes()...)
+	}
+	return out
 }
 
 // leftovers describes what g still exposes or holds, or returns "".
@@ -82,8 +130,16 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 		parts = append(parts, fmt.Sprintf("%s still exposed: %s", describe.Count(len(exposed), "metric family", "metric families"), strings.Join(exposed, ", ")))
 	}
 	if c, ok := g.(prometheus.Collector); ok {
+		// A scope that owns an unchecked collector describes nothing:
+		// its ownership page names what it holds.
+		registered := describe.Names(describe.Descs(c))
+		if s, ok := g.(*registry.Scope); ok {
+			registered = tree(s).metrics()
+			slices.Sort(registered)
+			registered = slices.Compact(registered)
+		}
 		var held []string
-		for _, name := range describe.Names(describe.Descs(c)) {
+		for _, name := range registered {
 			if !seen[name] && !ignored(name, ignore) {
 				held = append(held, name)
 			}
@@ -104,6 +160,21 @@ func silent(s *registry.Scope) string {
 		return ""
 	}
 	return describe.Count(n, "collector", "collectors") + " still registered, exposing nothing"
+}
+
+// unclosed describes the scopes still open in s and the DeleteOnClose calls
+// still pending in them, which a registry need not show either; or returns
+// "".
+func unclosed(s *registry.Scope) string {
+	p := tree(s)
+	var parts []string
+	if n := len(p.Scopes); n > 0 {
+		parts = append(parts, describe.Count(n, "scope", "scopes")+" still open")
+	}
+	if ds := p.deletes(); len(ds) > 0 {
+		parts = append(parts, "still to delete on close: "+strings.Join(ds, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func ignored(name string, ignore []string) bool {

@@ -73,6 +73,12 @@ func TestVerifyNone(t *testing.T) {
 			return program
 		}, ignore: []string{"*"}, want: []string{"registrytest: scope program: 1 collector still registered, exposing nothing",
 			"owned by:\nprogram: 0 collectors\n  program/west: 1 collector: 1 unchecked"}},
+		{name: "a scope with unchecked ones and a vector", give: func() prometheus.Gatherer {
+			s := registry.NewScope(nil)
+			s.MustRegister(&promtest.Unchecked{Name: "dyn_up", Value: 1})
+			vec(s, "leaked")
+			return s
+		}, ignore: []string{"dyn_*"}, want: []string{"registrytest: scope (unnamed scope): 1 metric still registered with no series: leaked"}},
 		{name: "a gatherer that fails", give: func() prometheus.Gatherer {
 			return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return nil, errors.New("scrape refused") })
 		}, want: []string{"registrytest: gather failed: scrape refused"}},

@@ -24,8 +24,14 @@ type BuildError struct {
 	Err error // what build returned
 }
 
-// Error returns the text of build's error.
-func (e *BuildError) Error() string { return e.Err.Error() }
+// Error returns the text of build's error, or "lifecycle: build failed"
+// for a BuildError with none.
+func (e *BuildError) Error() string {
+	if e.Err == nil {
+		return "lifecycle: build failed"
+	}
+	return e.Err.Error()
+}
 
 // Unwrap returns build's error.
 func (e *BuildError) Unwrap() error { return e.Err }

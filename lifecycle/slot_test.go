@@ -334,6 +334,13 @@ func TestSlotReplace(t *testing.T) {
 			t.Errorf("Close = %v", err)
 		}
 	})
+
+	// A BuildError made by hand, with no error in it, still has a text.
+	t.Run("zero BuildError", func(t *testing.T) {
+		if got := (&lifecycle.BuildError{}).Error(); got != "lifecycle: build failed" {
+			t.Errorf("Error() = %q", got)
+		}
+	})
 }
 
 func TestSlotCurrent(t *testing.T) {

@@ -117,7 +117,10 @@
 // that take one registerer and return another, but only client_golang's
 // own wrappers are known to register into the registerer they were given,
 // so a nil or made registry exempts a registration only through those, in
-// the function or, as its fact says, in the callee it is given to.
+// the function or, as its fact says, in the callee it is given to. So does
+// a registerer of a type whose Register method does nothing but return nil
+// and whose MustRegister does nothing (a no-op of the project's own, as
+// tests use; a fact says so across packages): it registers nowhere.
 //
 // A registering call that failed (its error, or a []error, is not nil)
 // registered nothing, or its callee left behind what it registered, which is

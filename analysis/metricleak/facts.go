@@ -142,12 +142,14 @@ func (f *keepsFact) String() string {
 	return "keeps " + strings.Join(parts, " ")
 }
 
-// describesNothingFact is exported for a Describe method that describes
-// nothing: its type is an unchecked collector, which a prometheus.Registry
-// cannot unregister.
-type describesNothingFact struct{}
+// doesNothingFact is exported for a Describe, Register or MustRegister
+// method that does nothing but return, with nil for an error: a collector
+// whose Describe does nothing is unchecked, and a prometheus.Registry cannot
+// unregister it; a registerer whose Register and MustRegister both do
+// nothing, a no-op of a project's own for tests, registers nowhere.
+type doesNothingFact struct{}
 
-// AFact marks describesNothingFact as an analysis fact.
-func (*describesNothingFact) AFact() {}
+// AFact marks doesNothingFact as an analysis fact.
+func (*doesNothingFact) AFact() {}
 
-func (*describesNothingFact) String() string { return "describes nothing" }
+func (*doesNothingFact) String() string { return "does nothing" }

@@ -37,7 +37,7 @@ func newAnalyzer() *analysis.Analyzer {
 		Doc:       packageDoc(docGo),
 		URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
 		Requires:  []*analysis.Analyzer{ctrlflow.Analyzer},
-		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact), new(describesNothingFact), new(makesRegistryFact)},
+		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact), new(doesNothingFact), new(makesRegistryFact)},
 		Run:       func(pass *analysis.Pass) (any, error) { return run(pass, cfg) },
 	}
 	a.Flags.BoolVar(&cfg.commands, "commands", false, "check packages main too (their setup ends the process when it fails, so they are skipped by default)")

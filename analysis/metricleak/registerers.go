@@ -44,7 +44,15 @@ func (c *checker) addRegisterer(r *registration) bool {
 // that takes a registerer and returns one may return something else
 // entirely, such as the default registerer when it is given nil.
 func (c *checker) private(v ssa.Value) bool {
-	return isNil(v) || isNil(root(v)) || c.madeRegistry(v) || c.madeRegistry(root(v))
+	return isNil(v) || isNil(root(v)) || c.madeRegistry(v) || c.madeRegistry(root(v)) || c.registersNowhere(v)
+}
+
+// registersNowhere reports whether v is a registerer of a type, not one of
+// client_golang's, whose Register method does nothing but return nil and
+// whose MustRegister does nothing: a no-op registerer of a project's own,
+// such as tests use, into which nothing is registered.
+func (c *checker) registersNowhere(v ssa.Value) bool {
+	return isRegistererType(v.Type()) && c.methodDoesNothing(v, "Register") && c.methodDoesNothing(v, "MustRegister")
 }
 
 // wrappersOnly reports whether the calls that a registerer chain passes

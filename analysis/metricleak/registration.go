@@ -401,9 +401,14 @@ func (c *checker) unchecked(r *registration) bool {
 }
 
 // describesNothing reports whether the collector v is of a type, not one of
-// client_golang's, whose Describe method describes nothing: its body, or
-// the describesNothingFact of a method of another package, says so.
-func (c *checker) describesNothing(v ssa.Value) bool {
+// client_golang's, whose Describe method describes nothing.
+func (c *checker) describesNothing(v ssa.Value) bool { return c.methodDoesNothing(v, "Describe") }
+
+// methodDoesNothing reports whether v is of a type, not one of
+// client_golang's, whose method name does nothing but return (see
+// doesNothing): its body, or the doesNothingFact of a method of another
+// package, says so.
+func (c *checker) methodDoesNothing(v ssa.Value, name string) bool {
 	if mi, ok := v.(*ssa.MakeInterface); ok {
 		v = mi.X
 	}
@@ -411,28 +416,35 @@ func (c *checker) describesNothing(v ssa.Value) bool {
 	if types.IsInterface(t) {
 		return false
 	}
-	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, "Describe")
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
 	m, ok := obj.(*types.Func)
 	if !ok || m.Pkg() == nil || pkgPath(m.Pkg()) == prometheusPath {
 		return false
 	}
 	m = m.Origin() // the method a generic type declares, which facts are on
 	if m.Pkg() != c.pass.Pkg {
-		return c.pass.ImportObjectFact(m, new(describesNothingFact))
+		return c.pass.ImportObjectFact(m, new(doesNothingFact))
 	}
 	fn := c.pkg.Prog.FuncValue(m)
-	return fn != nil && sendsNothing(fn)
+	return fn != nil && doesNothing(fn)
 }
 
-// sendsNothing reports whether the body of fn does nothing but return.
-func sendsNothing(fn *ssa.Function) bool {
+// doesNothing reports whether the body of fn does nothing but return, with
+// nil for any result.
+func doesNothing(fn *ssa.Function) bool {
 	if len(fn.Blocks) == 0 {
 		return false
 	}
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
-			switch instr.(type) {
-			case *ssa.Return, *ssa.DebugRef:
+			switch x := instr.(type) {
+			case *ssa.DebugRef:
+			case *ssa.Return:
+				for _, r := range x.Results {
+					if !isNil(r) {
+						return false
+					}
+				}
 			default:
 				return false
 			}

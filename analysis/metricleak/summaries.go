@@ -54,8 +54,8 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 			if c.makesRegistry(fn) {
 				c.pass.ExportObjectFact(obj, new(makesRegistryFact))
 			}
-			if obj.Name() == "Describe" && sendsNothing(fn) {
-				c.pass.ExportObjectFact(obj, new(describesNothingFact))
+			if obj.Signature().Recv() != nil && (obj.Name() == "Describe" || registererMethod(obj, "Register") || registererMethod(obj, "MustRegister")) && doesNothing(fn) {
+				c.pass.ExportObjectFact(obj, new(doesNothingFact))
 			}
 		})
 	}

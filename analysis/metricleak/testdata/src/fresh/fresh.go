@@ -196,3 +196,60 @@ func ThroughPlainHelper(start func() error) error {
 	registerPlain(prometheus.NewRegistry(), requests())
 	return start()
 }
+
+// noop is a Registerer of the project's own that keeps nothing, as tests
+// use one.
+type noop struct{}
+
+func (*noop) Register(prometheus.Collector) error { return nil } // want Register:"never fails" Register:"does nothing"
+
+func (*noop) MustRegister(...prometheus.Collector) {} // want MustRegister:"does nothing"
+
+func (*noop) Unregister(prometheus.Collector) bool { return true }
+
+// Noop is what tests give constructors.
+var Noop = &noop{}
+
+// OnNoop registers into it: nowhere.
+func OnNoop(start func() error) error {
+	Noop.MustRegister(requests())
+	return start()
+}
+
+// registerOn registers through what it is given and hands the collector
+// back.
+func registerOn(reg prometheus.Registerer) (prometheus.Counter, error) {
+	c := requests()
+	if err := reg.Register(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ThroughNoop gives it to a helper: no leak.
+func ThroughNoop(start func() error) error {
+	if _, err := registerOn(Noop); err != nil {
+		return err
+	}
+	return start()
+}
+
+// counting is a Registerer that counts what it is given: it does
+// something, so it may keep it.
+type counting struct{ n int }
+
+func (r *counting) Register(prometheus.Collector) error { r.n++; return nil } // want Register:"never fails"
+
+func (r *counting) MustRegister(...prometheus.Collector) {} // want MustRegister:"does nothing"
+
+func (*counting) Unregister(prometheus.Collector) bool { return true }
+
+// ThroughCounting is reported.
+func ThroughCounting(start func() error) error {
+	c, err := registerOn(&counting{})
+	if err != nil {
+		return err
+	}
+	_ = c
+	return start() // want `^requests_total registered at fresh\.go:\d+ \(via registerOn\) stays registered`
+}

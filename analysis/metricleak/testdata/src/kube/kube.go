@@ -79,13 +79,13 @@ func NewInterface(reg prometheus.Registerer) (Interface, error) { // want NewInt
 // Lazy is an unchecked collector: it describes nothing.
 type Lazy struct{}
 
-func (*Lazy) Describe(chan<- *prometheus.Desc) {} // want Describe:"describes nothing"
+func (*Lazy) Describe(chan<- *prometheus.Desc) {} // want Describe:"does nothing"
 
 func (*Lazy) Collect(chan<- prometheus.Metric) {}
 
 // GenericLazy is an unchecked collector of any element type.
 type GenericLazy[T any] struct{ last T }
 
-func (*GenericLazy[T]) Describe(chan<- *prometheus.Desc) {} // want Describe:"describes nothing"
+func (*GenericLazy[T]) Describe(chan<- *prometheus.Desc) {} // want Describe:"does nothing"
 
 func (*GenericLazy[T]) Collect(chan<- prometheus.Metric) {}

@@ -18,7 +18,7 @@ func start() error { return errFailed }
 // lazy describes nothing, and collects what it is given later.
 type lazy struct{ inner prometheus.Collector }
 
-func (*lazy) Describe(chan<- *prometheus.Desc) {} // want Describe:"describes nothing"
+func (*lazy) Describe(chan<- *prometheus.Desc) {} // want Describe:"does nothing"
 
 func (l *lazy) Collect(ch chan<- prometheus.Metric) {
 	if l.inner != nil {
@@ -62,7 +62,7 @@ func newDescribed(reg prometheus.Registerer) error {
 // generic describes nothing, whatever it is instantiated with.
 type generic[T any] struct{ last T }
 
-func (*generic[T]) Describe(chan<- *prometheus.Desc) {} // want Describe:"describes nothing"
+func (*generic[T]) Describe(chan<- *prometheus.Desc) {} // want Describe:"does nothing"
 
 func (*generic[T]) Collect(chan<- prometheus.Metric) {}
 

@@ -594,6 +594,12 @@ const (
 // describing ds, in its order: an invalid descriptor or a label set or help
 // string that differs from a metric of the same name fails at once; then an
 // identity already held; then a descriptor ID already held.
+// decideOnly is decide's verdict alone.
+func (m *mRegistry) decideOnly(ds []mDesc) verdict {
+	v, _, _ := m.decide(ds)
+	return v
+}
+
 func (m *mRegistry) decide(ds []mDesc) (verdict, *entry, []string) {
 	ids, dims, dup := map[string]bool{}, map[string]string{}, false
 	for _, d := range ds {
@@ -698,6 +704,7 @@ type mReg struct {
 	takenIn  int      // the Close that took it back
 	panicked bool     // the parent panicked when a Close took it back
 	unvetted bool     // owned, though the registry did not accept it: the parent panicked in Register
+	ds       []mDesc  // what it describes as the registry sees it
 }
 
 // same reports whether r is of the same collector as o reached through
@@ -822,7 +829,7 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 	scoped := wrapDescs(pre, s.view.wraps()...)
 	ds := wrapDescs(scoped, s.tree.outer...)
 	r := &mReg{scope: s, base: o, chain: chain, pre: identity(pre), key: identity(ds),
-		names: descNames(scoped), full: descNames(ds), live: true}
+		names: descNames(scoped), full: descNames(ds), live: true, ds: ds}
 	accept := func() outcome {
 		s.steps = append(s.steps, step{reg: r})
 		s.all = append(s.all, r)
@@ -1069,6 +1076,12 @@ func (m *model) takeBack(r *mReg, f closeFault, want *[]wantUE) (panics bool) {
 		}
 	case reg.held[r.key] != nil:
 		// Somebody else's: left alone, reported.
+		*want = append(*want, wantUE{reg: r})
+	case reg.decideOnly(r.ds) == vRefused:
+		// The registry refuses what it describes (its label names or
+		// help clash with a name the registry has seen): the parent
+		// fails the ownership check, which is reported, whatever its
+		// twins did.
 		*want = append(*want, wantUE{reg: r})
 	default:
 		// Nobody's: reported, unless a twin came before it in this Close.
@@ -2288,15 +2301,16 @@ var seeds = []seed{
 	{
 		name: "parent panics in Register after the registry",
 		// On the faulty parent, s0 registers g0a, which the registry takes,
-		// and s1{l0="x"} in it g0a, which the registry refuses for its
-		// label names, each with a parent that panics afterwards: the
-		// panics go on, and the scopes own both. Close takes back s0's
-		// and reports s1's, which the registry does not hold (rules 2,
-		// 11, 22).
+		// and s1{l0="x"} in it g0a twice, which the registry refuses for
+		// its label names, each time with a parent that panics afterwards:
+		// the panics go on, and the scopes own all three. Close takes back
+		// s0's and reports both of s1's, since the registry refuses the
+		// question about them too (rules 2, 11, 22).
 		program: prog(
 			root(onParent, noOpts()),
 			nest(0, byChild, opts(-1, lbl(0, 0))),
 			register(0, none, cG0a, modeRegister, fault4),
+			register(1, none, cG0a, modeMust, fault4),
 			register(1, none, cG0a, modeMust, fault4),
 			closeScope(0, noFault, 0),
 		),

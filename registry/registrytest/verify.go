@@ -90,25 +90,20 @@ func tree(s *registry.Scope) page {
 	return p.Scopes[0]
 }
 
-// metrics returns the names of the checked collectors' metrics that p and
-// the scopes nested in it own.
-func (p page) metrics() []string {
-	out := slices.Clone(p.Metrics)
+// all returns what field gives of p and of each scope nested in it: with
+// metrics, the names of the checked collectors' metrics they own; with
+// deletes, what their pending DeleteOnClose calls will delete.
+func (p page) all(field func(page) []string) []string {
+	out := slices.Clone(field(p))
 	for _, c := range p.Scopes {
-		out = append(out, c.metrics()...)
+		out = append(out, c.all(field)...)
 	}
 	return out
 }
 
-// deletes returns what the pending DeleteOnClose calls of p and of the
-// scopes nested in it will delete.
-func (p page) deletes() []string {
-	out := slices.Clone(p.Deletes)
-	for _, c := range p.Scopes {
-		out = append(out, c.deletes()...)
-	}
-	return out
-}
+func metrics(p page) []string { return p.Metrics }
+
+func deletes(p page) []string { return p.Deletes }
 
 // leftovers describes what g still exposes or holds, or returns "".
 func leftovers(g prometheus.Gatherer, ignore []string) string {
@@ -134,7 +129,7 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 		// its ownership page names what it holds.
 		registered := describe.Names(describe.Descs(c))
 		if s, ok := g.(*registry.Scope); ok {
-			registered = tree(s).metrics()
+			registered = tree(s).all(metrics)
 			slices.Sort(registered)
 			registered = slices.Compact(registered)
 		}
@@ -171,7 +166,7 @@ func unclosed(s *registry.Scope) string {
 	if n := len(p.Scopes); n > 0 {
 		parts = append(parts, describe.Count(n, "scope", "scopes")+" still open")
 	}
-	if ds := p.deletes(); len(ds) > 0 {
+	if ds := p.all(deletes); len(ds) > 0 {
 		parts = append(parts, "still to delete on close: "+strings.Join(ds, ", "))
 	}
 	return strings.Join(parts, "; ")

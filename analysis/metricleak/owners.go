@@ -77,17 +77,11 @@ func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 		}
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
+				if holder, val := stored(instr, o); holder != nil {
+					add(holder)
+					addUndo(holder, val)
+				}
 				switch x := instr.(type) {
-				case *ssa.Store:
-					if o.owns(x.Val) {
-						add(root(x.Addr))
-						addUndo(root(x.Addr), x.Val)
-					}
-				case *ssa.MapUpdate:
-					if o.owns(x.Value) || o.owns(x.Key) {
-						add(root(x.Map))
-						addUndo(root(x.Map), x.Value)
-					}
 				case *ssa.Phi:
 					for _, e := range x.Edges {
 						if o.owns(e) {
@@ -125,6 +119,23 @@ func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 		}
 	}
 	return o
+}
+
+// stored returns, for a store of an owned value into memory (a Store, or a
+// map update whose key or value is owned), the root of what it stores into
+// and the value stored; nil, nil for any other instruction.
+func stored(instr ssa.Instruction, o ownerSet) (holder, val ssa.Value) {
+	switch x := instr.(type) {
+	case *ssa.Store:
+		if o.owns(x.Val) {
+			return root(x.Addr), x.Val
+		}
+	case *ssa.MapUpdate:
+		if o.owns(x.Value) || o.owns(x.Key) {
+			return root(x.Map), x.Value
+		}
+	}
+	return nil, nil
 }
 
 // storesInto returns the root of the value a call stores an owned value

@@ -148,15 +148,10 @@ func (c *checker) keepsSummary(fn *ssa.Function) *keepsFact {
 		}
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
+				if h, _ := stored(instr, o); h != nil {
+					holder(h)
+				}
 				switch x := instr.(type) {
-				case *ssa.Store:
-					if o.owns(x.Val) {
-						holder(root(x.Addr))
-					}
-				case *ssa.MapUpdate:
-					if o.owns(x.Value) || o.owns(x.Key) {
-						holder(root(x.Map))
-					}
 				case *ssa.Send:
 					if o.owns(x.X) {
 						holder(nil)

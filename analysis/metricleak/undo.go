@@ -98,15 +98,10 @@ func loopEntries(instr ssa.Instruction, o *owners) []ssa.Instruction {
 }
 
 func (c *checker) effectOf(instr ssa.Instruction, o *owners) effect {
+	if h, _ := stored(instr, o); h != nil && outlives(h) {
+		return keeps
+	}
 	switch x := instr.(type) {
-	case *ssa.Store:
-		if o.owns(x.Val) && outlives(root(x.Addr)) {
-			return keeps
-		}
-	case *ssa.MapUpdate:
-		if (o.owns(x.Value) || o.owns(x.Key)) && outlives(root(x.Map)) {
-			return keeps
-		}
 	case *ssa.Send:
 		if o.owns(x.X) {
 			return handsOn
@@ -156,24 +151,17 @@ func (c *checker) callKeeps(common *ssa.CallCommon, o *owners) bool {
 	}
 	// Where the closure stores: a package variable, or what it captured of
 	// something that outlives the function.
-	lasting := func(addr ssa.Value) bool {
-		h := root(addr)
-		if b := inner.bound(h); b != nil {
-			h = root(b)
-		}
-		return outlives(h)
-	}
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
-			switch x := instr.(type) {
-			case *ssa.Store:
-				if inner.owns(x.Val) && lasting(x.Addr) {
-					return true
-				}
-			case *ssa.MapUpdate:
-				if (inner.owns(x.Value) || inner.owns(x.Key)) && lasting(x.Map) {
-					return true
-				}
+			h, _ := stored(instr, inner)
+			if h == nil {
+				continue
+			}
+			if v := inner.bound(h); v != nil {
+				h = root(v)
+			}
+			if outlives(h) {
+				return true
 			}
 		}
 	}

@@ -20,7 +20,8 @@ import (
 type Leak struct {
 	Scope   string // the String of the leaked scope
 	Created string // "import/path/of/package/file.go:123" of the call that made it ("main/file.go:123" in a command)
-	// Metrics is what the scope still exposes: metric names, and
+	// Metrics is what the scope still exposes, except what the nested
+	// scopes that were reported before it expose: metric names, and
 	// name{label="value",...} with the labels given to DeleteOnClose for
 	// the series of its vectors that carry them, sorted, then "1 unchecked
 	// collector" or "N unchecked collectors" for unchecked collectors that
@@ -53,8 +54,14 @@ func (l Leak) Close() error {
 
 // reportLeak is the cleanup of a scope made with WithLeakReport: its handle
 // is garbage. A scope whose Close, or that of a scope it is nested in, has
-// begun is not reported, nor is one that holds nothing.
+// begun is not reported, nor is one nested in a scope reported already, whose
+// Leak takes it back too, nor one that holds nothing that no report named.
 func reportLeak(n *node) {
+	for p := n; p != nil; p = p.up {
+		if p.reported.Load() {
+			return
+		}
+	}
 	if n.stopped() {
 		return
 	}
@@ -62,17 +69,20 @@ func reportLeak(n *node) {
 	if len(metrics) == 0 || n.stopped() {
 		return
 	}
+	n.reported.Store(true)
 	n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
 }
 
-// exposed returns what n and the scopes nested in it expose: sorted, the
-// names of checked collectors' metrics as the parent sees them, the names of
-// what unchecked collectors collect now and the series DeleteOnClose has yet
-// to delete; then how many unchecked collectors collect nothing.
+// exposed returns what n and the scopes nested in it, except those that a
+// leak report named, expose: sorted, the names of checked collectors'
+// metrics as the parent sees them, the names of what unchecked collectors
+// collect now, and the series that DeleteOnClose has yet to delete; then how
+// many unchecked collectors collect nothing.
 func (n *node) exposed() []string {
-	names := n.undeleted()
+	rs, ds := n.unreported(nil, nil)
+	var names []string
 	quiet := 0
-	for _, r := range n.appendRecords(nil) {
+	for _, r := range rs {
 		if !r.unchecked() {
 			names = append(names, r.names()...)
 			continue
@@ -83,6 +93,9 @@ func (n *node) exposed() []string {
 		}
 		names = append(names, got...)
 	}
+	for _, d := range ds {
+		names = append(names, d.undeleted()...)
+	}
 	slices.Sort(names)
 	names = slices.Compact(names)
 	if quiet > 0 {
@@ -91,30 +104,37 @@ func (n *node) exposed() []string {
 	return names
 }
 
-// undeleted returns, for each pending DeleteOnClose of n and of the scopes
-// nested in it, the series of its vectors that carry its labels, as
-// name{labels} with the labels given to DeleteOnClose. A vector that is not
-// a Collector, and so cannot be asked, counts as holding such series.
-func (n *node) undeleted() []string {
-	_, nested, ds := n.entries()
-	var out []string
-	for _, d := range ds {
-		sel := selector(d.labels)
-		for _, v := range d.vecs {
-			c, ok := v.(prometheus.Collector)
-			if !ok {
-				out = append(out, sel)
-				continue
-			}
-			for _, m := range describe.Collected(c) {
-				if has(m, d.labels) {
-					out = append(out, describe.Name(m.Desc())+sel)
-				}
-			}
+// unreported appends to rs and ds the registrations and pending
+// DeleteOnClose calls of n and of the scopes nested in it that no leak
+// report named.
+func (n *node) unreported(rs []*record, ds []*deletion) ([]*record, []*deletion) {
+	own, nested, dels := n.entries()
+	rs, ds = append(rs, own...), append(ds, dels...)
+	for _, c := range nested {
+		if !c.reported.Load() {
+			rs, ds = c.unreported(rs, ds)
 		}
 	}
-	for _, c := range nested {
-		out = append(out, c.undeleted()...)
+	return rs, ds
+}
+
+// undeleted returns the series of d's vectors that carry its labels, as
+// name{labels} with the labels given to DeleteOnClose. A vector that is not
+// a Collector, and so cannot be asked, counts as holding such series.
+func (d *deletion) undeleted() []string {
+	var out []string
+	sel := selector(d.labels)
+	for _, v := range d.vecs {
+		c, ok := v.(prometheus.Collector)
+		if !ok {
+			out = append(out, sel)
+			continue
+		}
+		for _, m := range describe.Collected(c) {
+			if has(m, d.labels) {
+				out = append(out, describe.Name(m.Desc())+sel)
+			}
+		}
 	}
 	return out
 }

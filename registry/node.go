@@ -28,8 +28,9 @@ type node struct {
 	// and so waits for them.
 	gate    sync.RWMutex
 	closeMu sync.Mutex  // held by Close for the whole of its run
-	closing atomic.Bool // set when Close begins, under gate and mu; never cleared
-	closed  atomic.Bool // set when a Close has undone everything
+	closing  atomic.Bool // set when Close begins, under gate and mu; never cleared
+	closed   atomic.Bool // set when a Close has undone everything
+	reported atomic.Bool // set when a leak report has named n; never cleared
 
 	mu    sync.Mutex
 	items list                 // guarded by mu; what Close undoes, oldest first

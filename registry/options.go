@@ -76,7 +76,11 @@ func WithName(name string) Option {
 // hold series with its labels, report is called once, from a runtime
 // cleanup, with what it left behind (see [Leak]). A nested scope is reported
 // whether or not the scope around it is still open; the outer scope still
-// closes it. So a child used only as a labelled view, whose handle is
+// closes it. Each leaked metric is named once: a scope nested in one that was
+// reported is not reported, since that report's [Leak.Close] takes it back
+// too, and a report leaves out the nested scopes reported before it. So a
+// component dropped together with the scopes around it is one report, or
+// one per scope that left something of its own. A child used only as a labelled view, whose handle is
 // dropped while code still writes its metrics, is reported, and
 // [Leak.Close] takes those metrics back: keep such a handle, or make the
 // view with [prometheus.WrapRegistererWith], whose registrations the scope

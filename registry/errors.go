@@ -88,23 +88,34 @@ func asAlreadyRegistered(err error) (prometheus.AlreadyRegisteredError, bool) {
 }
 
 // collisionError is what MustRegister panics with for an
-// AlreadyRegisteredError: it says who holds the metric, and wraps the error.
+// AlreadyRegisteredError: it says which scope was refused, who holds the
+// metric, and wraps the error.
 type collisionError struct {
+	scope   string // the String of the scope MustRegister was called on
 	metrics []string
 	holder  *node // the scope of the tree holding it; nil if none does
 	err     error
 }
 
 func (e *collisionError) Error() string {
-	who := "outside this scope's tree"
+	var b strings.Builder
+	b.WriteString("registry: ")
+	tree := "this scope's tree"
+	if e.scope != "" {
+		fmt.Fprintf(&b, "scope %s: ", e.scope)
+		tree = "its tree"
+	}
+	fmt.Fprintf(&b, "%s is already registered ", strings.Join(e.metrics, ", "))
 	switch {
 	case e.holder == nil:
+		b.WriteString("outside " + tree)
 	case e.holder.str == "":
-		who = "by a scope with no name, labels or prefix"
+		b.WriteString("by a scope with no name, labels or prefix")
 	default:
-		who = "by scope " + e.holder.str
+		b.WriteString("by scope " + e.holder.str)
 	}
-	return fmt.Sprintf("registry: %s is already registered %s: %v", strings.Join(e.metrics, ", "), who, e.err)
+	fmt.Fprintf(&b, ": %v", e.err)
+	return b.String()
 }
 
 func (e *collisionError) Unwrap() error { return e.err }
@@ -127,7 +138,7 @@ func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Co
 	if n.view != nil {
 		ds = n.view.wrapDescs(nil, ds)
 	}
-	e := &collisionError{metrics: describe.Names(ds), err: err}
+	e := &collisionError{scope: n.str, metrics: describe.Names(ds), err: err}
 	if v, ok := holder.(*viewed); ok {
 		if r := v.owner(); r != nil {
 			e.holder = r.n

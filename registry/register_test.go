@@ -188,13 +188,13 @@ func TestRegister(t *testing.T) {
 			give, want string
 			opts       []registry.Option
 		}{
-			{give: "jobs", want: "registry: jobs is already registered by scope mirror/west: duplicate metrics collector registration attempted"},
+			{give: "jobs", want: "registry: scope mirror/east: jobs is already registered by scope mirror/west: duplicate metrics collector registration attempted"},
 			{give: "jobs", opts: []registry.Option{registry.WithPrefix("p_")},
-				want: "registry: p_jobs is already registered by scope mirror/pre prefix=\"p_\": duplicate metrics collector registration attempted"},
+				want: "registry: scope mirror/east prefix=\"p_\": p_jobs is already registered by scope mirror/pre prefix=\"p_\": duplicate metrics collector registration attempted"},
 			{give: "jobs", opts: []registry.Option{registry.WithPrefix("w_")},
-				want: "registry: w_jobs is already registered by scope mirror/wrapped: duplicate metrics collector registration attempted"},
-			{give: "anon", want: "registry: anon is already registered by scope mirror: duplicate metrics collector registration attempted"},
-			{give: "direct", want: "registry: direct is already registered outside this scope's tree: duplicate metrics collector registration attempted"},
+				want: "registry: scope mirror/east prefix=\"w_\": w_jobs is already registered by scope mirror/wrapped: duplicate metrics collector registration attempted"},
+			{give: "anon", want: "registry: scope mirror/east: anon is already registered by scope mirror: duplicate metrics collector registration attempted"},
+			{give: "direct", want: "registry: scope mirror/east: direct is already registered outside its tree: duplicate metrics collector registration attempted"},
 		} {
 			err, _ := promtest.Panic(func() {
 				program.Child(append(tt.opts, registry.WithName("east"))...).MustRegister(promtest.Gauge(tt.give, 2))
@@ -213,6 +213,10 @@ func TestRegister(t *testing.T) {
 		if err, _ := promtest.Panic(func() { unnamed.Child().MustRegister(promtest.Gauge("plain", 2)) }).(error); err == nil || err.Error() != want {
 			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}
+		want = "registry: direct is already registered outside this scope's tree: duplicate metrics collector registration attempted"
+		if err, _ := promtest.Panic(func() { unnamed.MustRegister(promtest.Gauge("direct", 2)) }).(error); err == nil || err.Error() != want {
+			t.Errorf("MustRegister panicked with %v, want %q", err, want)
+		}
 	})
 
 	// The holder named is the scope whose registration the registry
@@ -224,7 +228,7 @@ func TestRegister(t *testing.T) {
 		program.MustRegister(promtest.Gauge("jobs", 1))
 		reg.Unregister(promtest.Gauge("jobs", 0)) // an outsider
 		program.Child(registry.WithName("child")).MustRegister(promtest.Gauge("jobs", 2))
-		want := "registry: jobs is already registered by scope program/child: duplicate metrics collector registration attempted"
+		want := "registry: scope program: jobs is already registered by scope program/child: duplicate metrics collector registration attempted"
 		if err, _ := promtest.Panic(func() { program.MustRegister(promtest.Gauge("jobs", 3)) }).(error); err == nil || err.Error() != want {
 			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}

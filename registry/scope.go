@@ -216,8 +216,8 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 // one stay registered and owned by s.
 //
 // When the error is an AlreadyRegisteredError, the panic value is an error
-// that names the scope holding the metric, or says that it is held outside
-// s's tree, and wraps the AlreadyRegisteredError, so that
+// that names s, if its String is not empty, and the scope holding the
+// metric, or says that it is held outside s's tree, and wraps the AlreadyRegisteredError, so that
 // errors.As(v.(error), &prometheus.AlreadyRegisteredError{}) still finds it.
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 	for _, c := range cs {

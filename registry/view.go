@@ -46,7 +46,7 @@ func newView(up *view, o options) *view {
 		}
 		for _, name := range slices.Sorted(maps.Keys(o.labels)) {
 			if _, dup := up.labels[name]; dup && v.err == nil {
-				v.err = fmt.Errorf("registry: label %q is set twice on the way to this scope, by two of it and the scopes and wrappers it is nested in", name)
+				v.err = fmt.Errorf("registry: label %q is set more than once by this scope and the scopes and wrappers it is nested in", name)
 			}
 		}
 		v.labels = maps.Clone(up.labels)

@@ -53,6 +53,14 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // "3" of a slot with no name on a parent with none, in errors, leak reports
 // and the ownership page.
 //
+// A scope owns registrations, not components. When parent is a scope, and
+// it (or a scope it is nested in) is closed while the slot still holds an
+// instance, the instance's metrics go, but the instance is neither closed nor
+// forgotten: Current still returns it, and the next Replace closes it and
+// calls build with a closed scope, whose Register returns
+// registry.ErrClosed. So close a slot before the scope it was made on, as a
+// [Stack] does when the slot is pushed after the scope.
+//
 // Create a Slot with [NewSlot]. The zero value, and a nil *Slot, are not
 // usable: Replace panics on them, Current reports them empty, and Close
 // returns nil.

@@ -623,6 +623,35 @@ func TestSlotScopes(t *testing.T) {
 		})
 	}
 
+	// Closing the scope a slot was made on takes back the instance's
+	// metrics but leaves the instance to the slot: it is still current,
+	// and the next Replace closes it, then builds with a closed scope.
+	t.Run("its parent scope closed", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		tenant := registry.NewScope(reg, registry.WithName("tenant"))
+		slot := lifecycle.NewSlot[*promtest.Component](tenant)
+		first := &promtest.Component{Name: "first"}
+		if _, err := slot.Replace(build(1, first)); err != nil {
+			t.Fatal(err)
+		}
+		if err := tenant.Close(); err != nil {
+			t.Fatal(err)
+		}
+		promtest.Expose(t, reg)
+		if v, ok := slot.Current(); !ok || v != first || first.Closes() != 0 {
+			t.Errorf("Current() = %v, %t and %d closes; want first, unclosed", v, ok, first.Closes())
+		}
+		_, err := slot.Replace(build(2, &promtest.Component{}))
+		var be *lifecycle.BuildError
+		if !errors.As(err, &be) || !errors.Is(err, registry.ErrClosed) || first.Closes() != 1 {
+			t.Errorf("Replace = %v after %d closes of first; want a BuildError of registry.ErrClosed after one", err, first.Closes())
+		}
+		checkEmpty(t, slot)
+		if err := slot.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+
 	// A slot on a registry, recycled 50 times with an unchecked collector,
 	// registers one collector of its own for them all, not one a build.
 	t.Run("recycled unchecked", func(t *testing.T) {

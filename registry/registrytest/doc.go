@@ -13,11 +13,15 @@
 // # Usage
 //
 //	func TestWatcherIsRecycleSafe(t *testing.T) {
-//		connect := failEveryOther()
+//		// NewWatcher registers its metrics on reg, and fails now and then
+//		// after registering some, as a constructor that connects does.
 //		registrytest.VerifyRecycle(t, 20, func(reg prometheus.Registerer) (*Watcher, error) {
-//			return NewWatcher(reg, "east", connect)
+//			return NewWatcher(reg, "east")
 //		})
 //	}
+//
+// The package's examples run both helpers on a component that fails every
+// other build.
 //
 // Both helpers take a [TestingT], which *testing.T and *testing.B satisfy.
 //

@@ -38,6 +38,13 @@ type TestingT interface {
 // Each entry of ignore is a metric name to leave out, or a name prefix
 // followed by "*" ("go_*" leaves out the Go runtime metrics).
 //
+// A registry that other code fills as the program starts is not empty when a
+// test begins: controller-runtime's metrics.Registry holds client-go's and
+// leader election's metrics, some of them vectors with no series. Make the
+// component's scope in a scope of the test's own on such a registry, keep
+// that one open, and verify it rather than the registry; or ignore those
+// names. A closed scope owns nothing, so verifying one proves nothing.
+//
 // VerifyNone panics if g is nil or a nil pointer, which would prove
 // nothing.
 func VerifyNone(t TestingT, g prometheus.Gatherer, ignore ...string) {

@@ -50,7 +50,7 @@ func (w *Watcher) Close() error { return w.scope.Close() }
 // The README's constructor survives being built and closed again and again,
 // failing every other time.
 func TestWatcherIsRecycleSafe(t *testing.T) {
-	connect := failEveryOther()
+	connect := failEveryOther() // a func() error that fails the first call and every other one
 	registrytest.VerifyRecycle(t, 20, func(reg prometheus.Registerer) (*Watcher, error) {
 		return NewWatcher(reg, "east", connect)
 	})

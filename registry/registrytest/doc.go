@@ -13,15 +13,15 @@
 // # Usage
 //
 //	func TestWatcherIsRecycleSafe(t *testing.T) {
-//		// NewWatcher registers its metrics on reg, and fails now and then
-//		// after registering some, as a constructor that connects does.
+//		connect := failEveryOther() // a func() error that fails the first call and every other one
 //		registrytest.VerifyRecycle(t, 20, func(reg prometheus.Registerer) (*Watcher, error) {
-//			return NewWatcher(reg, "east")
+//			return NewWatcher(reg, "east", connect)
 //		})
 //	}
 //
-// The package's examples run both helpers on a component that fails every
-// other build.
+// NewWatcher is the README's constructor, which registers its metrics and
+// then connects. The test, and failEveryOther, are in package registry's
+// example_test.go; this package's examples run both helpers.
 //
 // Both helpers take a [TestingT], which *testing.T and *testing.B satisfy.
 //

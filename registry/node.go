@@ -26,8 +26,8 @@ type node struct {
 	// Register holds gate shared while it works with the parent;
 	// Unregister holds it alone, and Close takes it alone to set closing,
 	// and so waits for them.
-	gate    sync.RWMutex
-	closeMu sync.Mutex  // held by Close for the whole of its run
+	gate     sync.RWMutex
+	closeMu  sync.Mutex  // held by Close for the whole of its run
 	closing  atomic.Bool // set when Close begins, under gate and mu; never cleared
 	closed   atomic.Bool // set when a Close has undone everything
 	reported atomic.Bool // set when a leak report has named n; never cleared

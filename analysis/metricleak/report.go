@@ -123,7 +123,8 @@ func nameList(names []string, unnamed bool) string {
 	n := len(names)
 	switch {
 	case n == 0:
-		return "metrics"
+		// "the" keeps the words from reading as a variable named metrics.
+		return "the metrics"
 	case n == 1 && !unnamed:
 		return names[0]
 	}

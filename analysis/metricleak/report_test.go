@@ -47,8 +47,8 @@ func TestNameList(t *testing.T) {
 		unnamed bool
 		want    string
 	}{
-		{nil, false, "metrics"},
-		{nil, true, "metrics"},
+		{nil, false, "the metrics"},
+		{nil, true, "the metrics"},
 		{[]string{"a"}, false, "a"},
 		{[]string{"a"}, true, "a and other metrics"},
 		{[]string{"a", "b", "c"}, false, "a, b and c"},

@@ -112,7 +112,7 @@ func Loop(reg prometheus.Registerer) error { // want Loop:"^registers"
 	cs := []prometheus.Collector{requests(), requests()}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
-			return err // want `^metrics registered at direct\.go:114 stay registered`
+			return err // want `^the metrics registered at direct\.go:114 stay registered`
 		}
 	}
 	return nil
@@ -470,7 +470,7 @@ func RolledBackOthers(reg prometheus.Registerer, others []prometheus.Collector) 
 			for _, o := range others {
 				reg.Unregister(o)
 			}
-			return err // want `^metrics registered at direct\.go:\d+ stay registered`
+			return err // want `^the metrics registered at direct\.go:\d+ stay registered`
 		}
 	}
 	return nil

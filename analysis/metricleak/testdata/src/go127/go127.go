@@ -25,7 +25,7 @@ var asString = conv{}.As[string]
 func New(reg prometheus.Registerer) error { // want New:"registers metrics at go127/go127.go:27"
 	n := gaugeNames{Name: asString("pending")}
 	reg.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: n.Name}))
-	return errors.New("failed") // want `^metrics registered at go127\.go:27 stay registered when this returns an error`
+	return errors.New("failed") // want `^the metrics registered at go127\.go:27 stay registered when this returns an error`
 }
 
 type handle struct {

@@ -39,7 +39,7 @@ func newLazy(reg prometheus.Registerer) (*lazy, error) {
 		return nil, err
 	}
 	if err := start(); err != nil {
-		return nil, err // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
+		return nil, err // want `^the metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
 	}
 	return l, nil
 }
@@ -49,14 +49,14 @@ func newLazy(reg prometheus.Registerer) (*lazy, error) {
 func newKubeLazy(reg prometheus.Registerer) error {
 	l := &kube.Lazy{}
 	reg.MustRegister(l)
-	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
+	return start() // want `^the metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
 }
 
 // newDescribed registers a collector that describes what it collects:
 // Unregister takes it back.
 func newDescribed(reg prometheus.Registerer) error {
 	reg.MustRegister(&described{})
-	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: unregister them before returning$`
+	return start() // want `^the metrics registered at unchecked\.go:\d+ stay registered when this returns an error: unregister them before returning$`
 }
 
 // generic describes nothing, whatever it is instantiated with.
@@ -69,18 +69,18 @@ func (*generic[T]) Collect(chan<- prometheus.Metric) {}
 func newGeneric(reg prometheus.Registerer) error {
 	g := &generic[int]{}
 	reg.MustRegister(g)
-	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
+	return start() // want `^the metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
 }
 
 // newKubeGeneric registers another package's generic collector that
 // describes nothing.
 func newKubeGeneric(reg prometheus.Registerer) error {
 	reg.MustRegister(&kube.GenericLazy[string]{})
-	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
+	return start() // want `^the metrics registered at unchecked\.go:\d+ stay registered when this returns an error: Unregister cannot take back a collector that describes nothing, so register them after the last error return$`
 }
 
 // newMixed registers one collector of each kind.
 func newMixed(reg prometheus.Registerer) error {
 	reg.MustRegister(&described{}, &lazy{})
-	return start() // want `^metrics registered at unchecked\.go:\d+ stay registered when this returns an error: unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return$`
+	return start() // want `^the metrics registered at unchecked\.go:\d+ stay registered when this returns an error: unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return$`
 }

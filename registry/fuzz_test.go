@@ -1126,8 +1126,24 @@ func (m *model) scopeSeries(s *mScope) []mSeries {
 		return nil
 	}
 	var out []mSeries
-	for _, r := range s.owns() {
+	for _, r := range m.gathered(s) {
 		out = append(out, wrapSeries(r.base.series(), slices.Concat(r.chain, r.scope.view.wraps())...)...)
+	}
+	return out
+}
+
+// gathered is what s's Gather and Len count (rule 19): what s and the
+// scopes nested in it own, a collector reached through the same wrappers
+// with the same identity as the registry sees it once, since the registry
+// holds at most one of them. Unchecked collectors have no identity: each
+// registration counts.
+func (m *model) gathered(s *mScope) []*mReg {
+	var out []*mReg
+	for _, r := range s.owns() {
+		if r.pre != "" && slices.ContainsFunc(out, func(o *mReg) bool { return m.same(o, r.base, r.chain) && o.key == r.key }) {
+			continue
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -2131,7 +2147,7 @@ func (w *world) check() {
 	}
 	for _, s := range w.scopes {
 		want := w.m.scopeSeries(s)
-		if n := len(s.owns()); s.state == closed && s.real.Len() != 0 || s.state != closed && s.real.Len() != n {
+		if n := len(w.m.gathered(s)); s.state == closed && s.real.Len() != 0 || s.state != closed && s.real.Len() != n {
 			w.fail("%s (%s): Len is %d, want %d (rule 19)", s.path, stateNames[s.state], s.real.Len(), n)
 		}
 		mfs, err := s.real.Gather()

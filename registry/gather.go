@@ -1,13 +1,17 @@
 package registry
 
 import (
+	"slices"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
 // Gather implements [prometheus.Gatherer]. It returns the metric families of
 // everything s and the scopes nested in it own, sorted by name, with the
-// consistency checks of a prometheus.Registry. Metrics carry the prefix and
+// consistency checks of a prometheus.Registry; a collector that somebody
+// else unregistered behind a scope's back and that was registered again is
+// gathered once. Metrics carry the prefix and
 // labels of s, of the scopes it is nested in and of the wrappers it was made
 // through, as the parent sees them; not what a Registerer between the
 // outermost scope and the registry (such as client_golang's
@@ -47,12 +51,34 @@ func (s *Scope) Collect(ch chan<- prometheus.Metric) {
 	collectAll(s.records()).Collect(ch)
 }
 
-// records returns the registrations of s and the scopes nested in it.
+// records returns the registrations of s and the scopes nested in it that
+// the parent can hold: each collector under each identity once. A tree holds
+// two records of one collector under one identity only when somebody else
+// unregistered it behind a scope's back and it was registered again; the
+// parent holds at most one of them, and both collect the same.
 func (s *Scope) records() []*record {
 	if s == nil || s.n == nil {
 		return nil
 	}
-	return s.n.appendRecords(nil)
+	rs := s.n.appendRecords(nil)
+	out := rs[:0]
+	byNames := map[string][]*record{}
+	for _, r := range rs {
+		if r.unchecked() {
+			out = append(out, r)
+			continue
+		}
+		ds := r.parentDescs()
+		key := identityKey(ds)
+		if slices.ContainsFunc(byNames[key], func(o *record) bool {
+			return sameCollector(o.c, r.c) && sameIdentity(o.parentDescs(), ds)
+		}) {
+			continue
+		}
+		byNames[key] = append(byNames[key], r)
+		out = append(out, r)
+	}
+	return out
 }
 
 // collectAll is an unchecked collector over a scope's records, collecting

@@ -1,7 +1,9 @@
 package registry_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -70,6 +72,38 @@ func TestGather(t *testing.T) {
 		elsewhere.MustRegister(scope)
 		promtest.Expose(t, elsewhere, "app_a{} 1", "app_u{} 2")
 	})
+
+	// A collector registered again after an outsider removed it, through
+	// the scope that had it or a scope nested in it, with or without a
+	// view, is gathered and counted once, by the scope and as a Collector
+	// registered elsewhere: the registry holds it once.
+	for _, labels := range []prometheus.Labels{nil, {"c": "1"}} {
+		for _, nested := range []bool{false, true} {
+			t.Run(fmt.Sprintf("registered again, nested %t, %d labels", nested, len(labels)), func(t *testing.T) {
+				reg := prometheus.NewPedanticRegistry()
+				scope := registry.NewScope(reg, registry.WithLabels(labels))
+				g := promtest.Gauge("jobs", 1)
+				scope.MustRegister(g)
+				if !prometheus.WrapRegistererWith(labels, reg).Unregister(g) { // an outsider
+					t.Fatal("the outsider's Unregister = false")
+				}
+				again := scope
+				if nested {
+					again = scope.Child()
+				}
+				again.MustRegister(g)
+				want := strings.Replace("jobs{} 1", "{}", map[bool]string{false: "{}", true: `{c="1"}`}[labels != nil], 1)
+				promtest.Expose(t, reg, want)
+				promtest.Expose(t, scope, want)
+				elsewhere := prometheus.NewPedanticRegistry()
+				elsewhere.MustRegister(scope)
+				promtest.Expose(t, elsewhere, want)
+				if n := scope.Len(); n != 1 {
+					t.Errorf("Len() = %d, want 1", n)
+				}
+			})
+		}
+	}
 
 	gatherers := []struct {
 		name string

@@ -255,17 +255,6 @@ func (n *node) appendRecords(out []*record) []*record {
 	return out
 }
 
-// records returns how many registrations n and the scopes nested in it
-// hold.
-func (n *node) records() int {
-	rs, nested, _ := n.entries()
-	count := len(rs)
-	for _, c := range nested {
-		count += c.records()
-	}
-	return count
-}
-
 // A pass is the records that one Close or Unregister has taken back so far.
 type pass []*record
 

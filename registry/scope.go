@@ -289,14 +289,9 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 	return removed
 }
 
-// Len returns how many collectors s and the scopes nested in it own: once
-// s is closed, none.
-func (s *Scope) Len() int {
-	if s == nil || s.n == nil {
-		return 0
-	}
-	return s.n.records()
-}
+// Len returns how many collectors s and the scopes nested in it own, as
+// [Scope.Gather] collects them: once s is closed, none.
+func (s *Scope) Len() int { return len(s.records()) }
 
 // Close removes everything s owns, newest first, as deferred calls run: its
 // collectors, the scopes nested in it, and the series registered with

@@ -83,6 +83,7 @@ func serve(s *registry.Scope, target string) string {
 
 // A page is a scope as the JSON ownership page has it.
 type page struct {
+	State   string   `json:"state"`
 	Metrics []string `json:"metrics"`
 	Deletes []string `json:"deletes"`
 	Scopes  []page   `json:"scopes"`

@@ -69,6 +69,8 @@ func closeDuringPanic(c io.Closer) (err error) {
 // A Stack runs cleanups in the reverse order of their Push, like defer, but
 // under the caller's control: a constructor pushes as it builds, and whoever
 // owns the result closes the stack. The zero value is an empty, open stack.
+// A nil *Stack is empty and closed: Close returns nil, and Push and PushFunc
+// panic, since the cleanup would be lost.
 type Stack struct {
 	mu     sync.Mutex
 	fns    []func() error // guarded by mu
@@ -81,15 +83,19 @@ type Stack struct {
 // Close is running, runs at once rather than being lost, and its error is
 // returned by the next Close.
 func (s *Stack) Push(c io.Closer) {
-	if nilness.IsNil(c) {
-		return
+	var f func() error
+	if !nilness.IsNil(c) {
+		f = c.Close
 	}
-	s.PushFunc(c.Close)
+	s.PushFunc(f)
 }
 
 // PushFunc adds f to the stack, with the same rules as [Stack.Push]. A nil f
 // is ignored.
 func (s *Stack) PushFunc(f func() error) {
+	if s == nil {
+		panic("lifecycle: Push on a nil *Stack, which would lose the cleanup")
+	}
 	if f == nil {
 		return
 	}
@@ -113,6 +119,9 @@ func (s *Stack) PushFunc(f func() error) {
 // after the first); it does not wait for the first, so that a cleanup can
 // close its own stack.
 func (s *Stack) Close() error {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	fns, late := s.fns, s.late
 	s.fns, s.late, s.closed = nil, nil, true

@@ -320,6 +320,25 @@ func TestStack(t *testing.T) {
 		}
 	})
 
+	// A nil *Stack has nothing to close; a Push on it, which would lose
+	// the cleanup, panics with a lifecycle: message, a nil cleanup too.
+	t.Run("nil stack", func(t *testing.T) {
+		var s *lifecycle.Stack
+		if err := s.Close(); err != nil {
+			t.Errorf("Close = %v, want nil", err)
+		}
+		for name, push := range map[string]func(){
+			"Push":         func() { s.Push(&promtest.Component{}) },
+			"PushFunc":     func() { s.PushFunc(func() error { return nil }) },
+			"Push of nil":  func() { s.Push(nil) },
+			"PushFunc nil": func() { s.PushFunc(nil) },
+		} {
+			if msg, _ := promtest.Panic(push).(string); !strings.HasPrefix(msg, "lifecycle: ") {
+				t.Errorf("%s on a nil Stack panicked with %q", name, msg)
+			}
+		}
+	})
+
 	// Concurrent Push and Close lose no cleanup and no error.
 	t.Run("concurrent", func(t *testing.T) {
 		const pushers, perPusher = 4, 50

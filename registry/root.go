@@ -38,7 +38,6 @@ func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
 		return nil, rt.hub.add(rt.reg, r)
 	}
 	held := r.held()
-	_, asked := r.c.(*question)
 	for range 2 {
 		err := rt.reg.Register(held)
 		if err == nil {
@@ -48,7 +47,7 @@ func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
 		if !ok {
 			return nil, err
 		}
-		if asked {
+		if isQuestion(r.c) {
 			// A scope made on a Registerer that forwards to this tree
 			// asks who holds its registration: the answer is what
 			// this tree's user registered, which is that scope's own
@@ -65,15 +64,31 @@ func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
 }
 
 // registered returns what the user of one of rt's scopes registered for
-// existing, a holder of an identity in the parent: the user's collector for
-// a viewed collector of rt's tree, existing itself for anything else.
+// existing, a holder of an identity in the parent, as a prometheus.Registry
+// names what it holds: for a viewed collector of rt's tree, the collector
+// registered through the scope, behind any client_golang wrappers it came
+// through; anything else behind its client_golang wrappers.
 func (rt *root) registered(existing prometheus.Collector) prometheus.Collector {
 	if v, ok := existing.(*viewed); ok {
 		if r := v.owner(); r != nil && r.n.root == rt {
-			return r.c
+			existing = r.c
 		}
 	}
+	if isWrapper(existing) {
+		return unwrap(existing)
+	}
 	return existing
+}
+
+// isQuestion reports whether c is a scope's question, as it is or behind
+// client_golang's wrappers: a scope made on a Registerer that forwards to a
+// wrapper of a scope asks through that wrapper.
+func isQuestion(c prometheus.Collector) bool {
+	if isWrapper(c) {
+		c = unwrap(c)
+	}
+	_, ok := c.(*question)
+	return ok
 }
 
 // userOf returns the collector that existing, the holder of an identity in

@@ -85,36 +85,58 @@ func TestNewScope(t *testing.T) {
 		}
 	})
 
-	// A Registerer of the user's own that forwards to a scope is a parent
-	// like any other: the scopes made on it, with or without labels,
-	// register through it and take back what they registered, again and
-	// again, whatever the scope behind it adds.
+	// A Registerer of the user's own that forwards to a scope, or to
+	// client_golang's wrappers of one, is a parent like any other: the
+	// scopes made on it, with or without labels or a prefix, register
+	// through it and take back what they registered, with Unregister and
+	// with Close, again and again, whatever the scope behind it adds.
+	betweens := []struct {
+		name string
+		wrap func(prometheus.Registerer) prometheus.Registerer
+	}{
+		{"", func(r prometheus.Registerer) prometheus.Registerer { return r }},
+		{" on a wrapper", func(r prometheus.Registerer) prometheus.Registerer {
+			return prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, r)
+		}},
+		{" on a prefix wrapper", func(r prometheus.Registerer) prometheus.Registerer {
+			return prometheus.WrapRegistererWithPrefix("w_", r)
+		}},
+	}
 	for _, opts := range [][]registry.Option{nil, {registry.WithLabels(prometheus.Labels{"p": "1"})}} {
-		t.Run(fmt.Sprintf("forwarder, %d options", len(opts)), func(t *testing.T) {
-			reg := prometheus.NewPedanticRegistry()
-			program := registry.NewScope(reg, opts...)
-			forwarder := promtest.NewParent(nil)
-			forwarder.Next = program
-			for round := range 3 {
-				plain := registry.NewScope(forwarder)
-				labelled := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"l": "1"}))
-				plain.MustRegister(promtest.Gauge("jobs", 1))
-				labelled.MustRegister(promtest.Gauge("tasks", 2))
-				if got := program.Len(); got != 2 {
-					t.Errorf("round %d: the program scope owns %d, want 2: the forwarded gauges", round, got)
+		for _, between := range betweens {
+			t.Run(fmt.Sprintf("forwarder%s, %d options", between.name, len(opts)), func(t *testing.T) {
+				reg := prometheus.NewPedanticRegistry()
+				program := registry.NewScope(reg, opts...)
+				forwarder := promtest.NewParent(nil)
+				forwarder.Next = between.wrap(program)
+				for round := range 3 {
+					plain := registry.NewScope(forwarder)
+					labelled := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"l": "1"}))
+					prefixed := registry.NewScope(forwarder, registry.WithPrefix("x_"))
+					plain.MustRegister(promtest.Gauge("jobs", 1))
+					labelled.MustRegister(promtest.Gauge("tasks", 2))
+					g := promtest.Gauge("runs", 3)
+					prefixed.MustRegister(g)
+					if got := program.Len(); got != 3 {
+						t.Errorf("round %d: the program scope owns %d, want 3: the forwarded gauges", round, got)
+					}
+					if !prefixed.Unregister(g) {
+						t.Errorf("round %d: Unregister = false", round)
+					}
+					prefixed.MustRegister(g)
+					if err := errors.Join(plain.Close(), labelled.Close(), prefixed.Close()); err != nil {
+						t.Errorf("round %d: %v", round, err)
+					}
+					if got := program.Len(); got != 0 {
+						t.Errorf("round %d: the program scope owns %d after Close, want 0", round, got)
+					}
 				}
-				if err := errors.Join(plain.Close(), labelled.Close()); err != nil {
-					t.Errorf("round %d: %v", round, err)
+				if err := program.Close(); err != nil {
+					t.Error(err)
 				}
-				if got := program.Len(); got != 0 {
-					t.Errorf("round %d: the program scope owns %d after Close, want 0", round, got)
-				}
-			}
-			if err := program.Close(); err != nil {
-				t.Error(err)
-			}
-			registrytest.VerifyNone(t, reg)
-		})
+				registrytest.VerifyNone(t, reg)
+			})
+		}
 	}
 
 	// A client_golang wrapper of a registry is a parent like any other,

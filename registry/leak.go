@@ -36,8 +36,12 @@ type Leak struct {
 
 // String describes l for a log line.
 func (l Leak) String() string {
-	return fmt.Sprintf("registry: scope %q made at %s was dropped without Close; it still exposes %s",
-		l.Scope, l.Created, strings.Join(l.Metrics, ", "))
+	who := "scope " + l.Scope
+	if l.Scope == "" {
+		who = "a scope with no name, labels or prefix"
+	}
+	return fmt.Sprintf("registry: %s made at %s was dropped without Close; it still exposes %s",
+		who, l.Created, strings.Join(l.Metrics, ", "))
 }
 
 // Close closes the leaked scope, as [Scope.Close] would have, and returns
@@ -56,25 +60,38 @@ func (l Leak) Close() error {
 // is garbage. A scope whose Close, or that of a scope it is nested in, has
 // begun is not reported, nor is one nested in a scope reported already, whose
 // Leak takes it back too, nor one that holds nothing that no report named.
+//
+// The runtime may run cleanups at the same time, so the reports of one tree
+// are decided one at a time.
 func reportLeak(n *node) {
+	if metrics := n.leaked(); len(metrics) > 0 {
+		n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
+	}
+}
+
+// leaked returns what a report of n names, marking n reported, or nothing
+// if n is not to be reported.
+func (n *node) leaked() []string {
+	n.root.reporting.Lock()
+	defer n.root.reporting.Unlock()
 	for p := n; p != nil; p = p.up {
-		if p.reported.Load() {
-			return
+		if p.reported {
+			return nil
 		}
 	}
 	if n.stopped() {
-		return
+		return nil
 	}
 	metrics := n.exposed()
 	if len(metrics) == 0 || n.stopped() {
-		return
+		return nil
 	}
-	n.reported.Store(true)
-	n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
+	n.reported = true
+	return metrics
 }
 
 // exposed returns what n and the scopes nested in it, except those that a
-// leak report named, expose: sorted, the names of checked collectors'
+// leak report named, expose (callers hold n.root.reporting): sorted, the names of checked collectors'
 // metrics as the parent sees them, the names of what unchecked collectors
 // collect now, and the series that DeleteOnClose has yet to delete; then how
 // many unchecked collectors collect nothing.
@@ -106,12 +123,12 @@ func (n *node) exposed() []string {
 
 // unreported appends to rs and ds the registrations and pending
 // DeleteOnClose calls of n and of the scopes nested in it that no leak
-// report named.
+// report named. Callers hold n.root.reporting.
 func (n *node) unreported(rs []*record, ds []*deletion) ([]*record, []*deletion) {
 	own, nested, dels := n.entries()
 	rs, ds = append(rs, own...), append(ds, dels...)
 	for _, c := range nested {
-		if !c.reported.Load() {
+		if !c.reported {
 			rs, ds = c.unreported(rs, ds)
 		}
 	}

@@ -104,7 +104,7 @@ func TestLeakReport(t *testing.T) {
 		if len(got) != 1 || got[0].Scope != `watcher{cluster="east"}` || got[0].Created != where || !slices.Equal(got[0].Metrics, want) {
 			t.Fatalf("reported %+v, want watcher made at %s with %q", got, where, want)
 		}
-		if s := got[0].String(); s != fmt.Sprintf(`registry: scope "watcher{cluster=\"east\"}" made at %s was dropped without Close; it still exposes %s`, where, strings.Join(want, ", ")) {
+		if s := got[0].String(); s != fmt.Sprintf(`registry: scope watcher{cluster="east"} made at %s was dropped without Close; it still exposes %s`, where, strings.Join(want, ", ")) {
 			t.Errorf("String() = %s", s)
 		}
 		if more := ch.wait(1, 20); len(more) != 0 {
@@ -114,6 +114,10 @@ func TestLeakReport(t *testing.T) {
 			t.Errorf("Leak.Close = %v", err)
 		}
 		registrytest.VerifyNone(t, reg)
+		unnamed := registry.Leak{Created: "example.com/a/b.go:1", Metrics: []string{"m"}}
+		if s, want := unnamed.String(), "registry: a scope with no name, labels or prefix made at example.com/a/b.go:1 was dropped without Close; it still exposes m"; s != want {
+			t.Errorf("String() = %s, want %s", s, want)
+		}
 		if err := (registry.Leak{}).Close(); err != nil {
 			t.Errorf("Close of a Leak no report gave = %v", err)
 		}

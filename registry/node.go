@@ -30,7 +30,7 @@ type node struct {
 	closeMu  sync.Mutex  // held by Close for the whole of its run
 	closing  atomic.Bool // set when Close begins, under gate and mu; never cleared
 	closed   atomic.Bool // set when a Close has undone everything
-	reported atomic.Bool // set when a leak report has named n; never cleared
+	reported bool        // guarded by root.reporting; set when a leak report has named n
 
 	mu    sync.Mutex
 	items list                 // guarded by mu; what Close undoes, oldest first

@@ -73,18 +73,22 @@ func WithName(name string) Option {
 // if it is dropped without Close: when the handle NewScope returned becomes
 // unreachable while the scope, or a scope nested in it, still owns
 // registrations, or has a [Scope.DeleteOnClose] pending whose vectors still
-// hold series with its labels, report is called once, from a runtime
-// cleanup, with what it left behind (see [Leak]). A nested scope is reported
-// whether or not the scope around it is still open; the outer scope still
-// closes it. Each leaked metric is named once: a scope nested in one that was
-// reported is not reported, since that report's [Leak.Close] takes it back
-// too, and a report leaves out the nested scopes reported before it. So a
-// component dropped together with the scopes around it is one report, or
-// one per scope that left something of its own. A child used only as a labelled view, whose handle is
-// dropped while code still writes its metrics, is reported, and
-// [Leak.Close] takes those metrics back: keep such a handle, or make the
-// view with [prometheus.WrapRegistererWith], whose registrations the scope
-// owns. report must not block, and must not refer to the scope.
+// hold series with its labels, report is called once, with what it left
+// behind (see [Leak]). It is called from a runtime cleanup, on a goroutine
+// of the runtime's, possibly with other reports at the same time: guard what
+// it shares with the program. report must not block, and must not refer to
+// the scope.
+//
+// A nested scope is reported whether or not the scope around it is still
+// open; the outer scope still closes it. Each leaked metric is named once: a
+// scope nested in one that was reported is not reported, since that
+// report's [Leak.Close] takes it back too, and a report leaves out the
+// nested scopes reported before it. So a component dropped together with the
+// scopes around it is one report, or one per scope that left something of
+// its own. A child used only as a labelled view, whose handle is dropped
+// while code still writes its metrics, is reported, and [Leak.Close] takes
+// those metrics back: keep such a handle, or make the view with
+// [prometheus.WrapRegistererWith], whose registrations the scope owns.
 //
 // Without this option nothing is tracked and nothing costs; with it, each
 // scope records where it was made (one runtime.Callers) and adds a runtime

@@ -17,6 +17,8 @@ type root struct {
 	hub          hub
 	index        *Index // WithIndex's; nil for none
 	top          *node  // the outermost scope
+
+	reporting sync.Mutex // held while a leak report of the tree is decided
 }
 
 // add registers r with the parent: a checked collector directly, an

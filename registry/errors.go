@@ -129,10 +129,18 @@ func (e *collisionError) Unwrap() error { return e.err }
 // which is a registration of a scope of n's tree with no view if one holds
 // that collector with that identity (the newest, when several do: only
 // somebody else's Unregister can have freed the identity for the others).
+//
+// Any other error of the parent's is wrapped with the String of the scope
+// refused, if it has one; the scope's own errors (a nil collector, a closed
+// scope, a label set twice) are returned as they are.
 func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Collector) error {
 	are, ok := asAlreadyRegistered(err)
-	if !ok {
+	switch {
+	case ok:
+	case n.str == "" || errors.Is(err, ErrNilCollector) || errors.Is(err, ErrClosed) || n.view != nil && err == n.view.err:
 		return err
+	default:
+		return fmt.Errorf("registry: scope %s: %w", n.str, err)
 	}
 	ds, _ := appendDescs(nil, c)
 	if n.view != nil {

@@ -1673,7 +1673,7 @@ func (w *world) register(in *input) {
 	w.disarm()
 	// Rule 4 for the scope's own MustRegister; through client_golang's
 	// wrappers, their MustRegister panics with the scope's Register error.
-	w.checkPanic("MustRegister", v, want, o, passedThrough(c, ch), len(ch) == 0)
+	w.checkPanic("MustRegister", v, want, o, passedThrough(c, ch), s, len(ch) == 0)
 }
 
 func (w *world) mustTwo(in *input) {
@@ -1694,7 +1694,7 @@ func (w *world) mustTwo(in *input) {
 	}
 	w.say("%s.MustRegister(%s, %s)", chainString(s.path2(), ch), d1, d2)
 	v := promtest.Panic(func() { through(s.real, ch).MustRegister(c1, c2) })
-	w.checkPanic("MustRegister", v, want, wantObj, passedThrough(wantC, ch), len(ch) == 0)
+	w.checkPanic("MustRegister", v, want, wantObj, passedThrough(wantC, ch), s, len(ch) == 0)
 }
 
 func (w *world) unregister(in *input) {
@@ -2051,8 +2051,9 @@ func shown(c prometheus.Collector) string {
 }
 
 // checkPanic checks MustRegister's panic (rule 4). named: the scope's own
-// MustRegister, whose AlreadyRegisteredError names the holding scope.
-func (w *world) checkPanic(what string, v any, want outcome, o *object, passed prometheus.Collector, named bool) {
+// MustRegister, whose AlreadyRegisteredError names the holding scope, and
+// whose other errors of the parent's name s, the scope refused.
+func (w *world) checkPanic(what string, v any, want outcome, o *object, passed prometheus.Collector, s *mScope, named bool) {
 	w.t.Helper()
 	if want.kind == kOK {
 		if v != nil {
@@ -2066,6 +2067,9 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 	}
 	if msg := mismatch(err, want, o, passed); msg != "" {
 		w.fail("%s panicked with %v; %s (rule 4)", what, err, msg)
+	}
+	if str := s.real.String(); named && str != "" && (want.kind == kRefused || want.kind == kInjected) && !strings.HasPrefix(err.Error(), "registry: scope "+str+": ") {
+		w.fail("%s panicked with %q, want it to name the scope refused, %s (rule 4)", what, err, str)
 	}
 	if named && want.kind == kTaken && len(want.holders) > 0 {
 		if !slices.ContainsFunc(want.holders, func(h *mScope) bool { return namesScope(err.Error(), h.path) }) {

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -288,6 +289,12 @@ func TestRegister(t *testing.T) {
 			scope := registry.NewScope(reg, tt.opts...)
 			if err := scope.Register(tt.give()); err == nil || want == nil || err.Error() != want.Error() {
 				t.Errorf("Register = %v, want the registry's own %v", err, want)
+			}
+			// MustRegister of a named scope says which scope was refused.
+			named := registry.NewScope(reg, append(tt.opts, registry.WithName("west"))...)
+			err, _ := promtest.Panic(func() { named.MustRegister(tt.give()) }).(error)
+			if err == nil || want == nil || !strings.HasPrefix(err.Error(), "registry: scope west") || !strings.HasSuffix(err.Error(), ": "+want.Error()) {
+				t.Errorf("MustRegister panicked with %v, want the registry's own %v after the scope's name", err, want)
 			}
 			if got := scope.Len(); got != 0 {
 				t.Errorf("Len() = %d, want 0", got)

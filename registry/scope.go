@@ -213,7 +213,8 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 
 // MustRegister registers each collector in turn and panics with the first
 // error [Scope.Register] returns. Collectors registered before the failing
-// one stay registered and owned by s.
+// one stay registered and owned by s. An error of the parent's is wrapped
+// with s's String, if it is not empty: "registry: scope NAME: ...".
 //
 // When the error is an AlreadyRegisteredError, the panic value is an error
 // that names s, if its String is not empty, and the scope holding the

@@ -53,6 +53,14 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // "3" of a slot with no name on a parent with none, in errors, leak reports
 // and the ownership page.
 //
+// Replace cannot keep the current instance when the next build fails: it
+// closes it first, so that the next one can register the same names. Check
+// a new configuration before Replace if a bad one must not take a running
+// component down. What must outlive the instances but go with the component
+// (a DeleteOnClose of its series in shared vectors, a count of its builds)
+// belongs in a scope of the component's own, made with Child, on which the
+// slot is made; close the slot, then that scope.
+//
 // A scope owns registrations, not components. When parent is a scope, and
 // it (or a scope it is nested in) is closed while the slot still holds an
 // instance, the instance's metrics go, but the instance is neither closed nor

@@ -81,7 +81,9 @@ func (x *Index) scopes() []*node {
 // (links_total{link="west"}), or the labels alone for a vector that cannot
 // describe itself.
 // Control characters, backslashes and anything outside printable ASCII in a
-// name are escaped as in a Go string literal, so a line is always one scope.
+// name are escaped as in a Go string literal, and label values are quoted
+// as strconv.Quote quotes them (printable Unicode stays as it is), so a line
+// is always one scope.
 // With the query parameter format=json, or an Accept header that names
 // application/json with a quality above zero and no lower than that of
 // text/plain (which, as RFC 9110 has it, text/* or */* give when

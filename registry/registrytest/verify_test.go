@@ -55,6 +55,7 @@ func TestVerifyNone(t *testing.T) {
 			vec(reg, "per_tenant")
 			return prometheus.GathererFunc(reg.Gather)
 		}},
+		{name: "a zero scope", give: func() prometheus.Gatherer { return &registry.Scope{} }},
 		{name: "a closed scope", give: func() prometheus.Gatherer {
 			s := registry.NewScope(nil)
 			s.MustRegister(promtest.Gauge("jobs", 1))

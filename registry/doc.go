@@ -118,9 +118,11 @@
 // errors.As works as usual, and ExistingCollector is the collector its
 // owner registered, never an object of promscope's. It returns [ErrClosed]
 // once the Close of the scope, or of a scope it is nested in, has begun,
-// and [ErrNilCollector] for a nil collector. Close combines one [UnregisterError] per collector it could
-// not remove with go.uber.org/multierr; errors.Is and errors.As see through
-// the combination. Misuse that no caller can handle, such as
+// and [ErrNilCollector] for a nil collector. Close combines one
+// [UnregisterError] per collector it could not remove, and one [DeleteError]
+// per vector whose series a DeleteOnClose could not delete, with
+// go.uber.org/multierr; errors.Is and errors.As see through the
+// combination. Misuse that no caller can handle, such as
 // [Scope.DeleteOnClose] with no labels or Register on a Scope that NewScope
 // did not make, panics with a message starting "registry:". If the parent
 // panics, the panic goes on, and a later Close carries on where it stopped.

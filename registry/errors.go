@@ -56,6 +56,36 @@ func (e *UnregisterError) Error() string {
 // Unwrap returns the cause, so that errors.Is and errors.As see through.
 func (e *UnregisterError) Unwrap() error { return e.Err }
 
+// DeleteError reports a vector from which [Scope.Close] could not delete
+// what a [Scope.DeleteOnClose] asked: DeletePartialMatch deleted no series,
+// while the vector holds series that carry all the labels given, because a
+// constant label, or one the vector was curried with, matches none. Close
+// combines it with the others; use [errors.As] to get at it.
+type DeleteError struct {
+	// Scope is the String of the scope that owned the DeleteOnClose.
+	Scope string
+	// Labels are the labels given to DeleteOnClose.
+	Labels prometheus.Labels
+	// Series are the series left, each as its name and all its labels,
+	// sorted.
+	Series []string
+}
+
+// Error implements error.
+func (e *DeleteError) Error() string {
+	scope := ""
+	if e.Scope != "" {
+		scope = "scope " + e.Scope + ": "
+	}
+	shown := e.Series[:min(len(e.Series), 3)]
+	more := ""
+	if n := len(e.Series) - len(shown); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("registry: %sDeleteOnClose%s deleted none of %s%s: a constant label, or one the vector was curried with, matches no series",
+		scope, selector(e.Labels), strings.Join(shown, ", "), more)
+}
+
 // notRegistered is the cause inside an UnregisterError: why the collector was
 // not the scope's to remove, and the parent's error if it returned one.
 type notRegistered struct {

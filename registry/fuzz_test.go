@@ -178,6 +178,7 @@ const (
 	vVec0b         // the vector cVec0b
 	vShared        // the bystander's GaugeVec "shared" (tenant)
 	nVecs
+	vCurried = nVecs // cVec0a curried with link="x": opDelete only
 )
 
 var (
@@ -485,12 +486,13 @@ func (o *object) series() []mSeries {
 
 // mVec is a vector: the model keeps its series.
 type mVec struct {
-	obj   string // how a program names it
-	name  string
-	vars  []string
-	real  interface{ DeletePartialMatch(prometheus.Labels) int }
-	add   func(values []string, v float64)
-	state map[string]float64 // by label values joined with "\xff"
+	obj     string // how a program names it
+	name    string
+	vars    []string
+	curried []string // the labels it was curried with: no deletion matches them
+	real    interface{ DeletePartialMatch(prometheus.Labels) int }
+	add     func(values []string, v float64)
+	state   map[string]float64 // by label values joined with "\xff"
 }
 
 func (v *mVec) series() []mSeries {
@@ -506,22 +508,55 @@ func (v *mVec) series() []mSeries {
 	return out
 }
 
-// deleteMatching deletes every series whose labels include all of labels
-// (rule 18).
-func (v *mVec) deleteMatching(labels []pair) {
+// deleteMatching deletes every series whose labels include all of labels,
+// where a label the vector was curried with matches nothing (rule 18), and
+// returns, if it deleted none, the series that carry all of labels all the
+// same, which Close reports.
+func (v *mVec) deleteMatching(labels []pair) (left []string) {
+	deleted := false
 	for k := range v.state {
-		values := strings.Split(k, "\xff")
-		match := true
-		for _, p := range labels {
-			i := slices.Index(v.vars, p.name)
-			if i < 0 || values[i] != p.value {
-				match = false
-			}
-		}
-		if match {
+		if v.carries(k, labels) && !slices.ContainsFunc(labels, func(p pair) bool { return slices.Contains(v.curried, p.name) }) {
 			delete(v.state, k)
+			deleted = true
 		}
 	}
+	if deleted {
+		return nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.state)) {
+		if v.carries(k, labels) {
+			values := strings.Split(k, "\xff")
+			var ls []string
+			for _, i := range sortedIndex(v.vars) {
+				ls = append(ls, fmt.Sprintf("%s=%q", v.vars[i], values[i]))
+			}
+			left = append(left, v.name+"{"+strings.Join(ls, ",")+"}")
+		}
+	}
+	return left
+}
+
+// carries reports whether the series of v with the label values key has
+// all of labels.
+func (v *mVec) carries(key string, labels []pair) bool {
+	values := strings.Split(key, "\xff")
+	for _, p := range labels {
+		i := slices.Index(v.vars, p.name)
+		if i < 0 || values[i] != p.value {
+			return false
+		}
+	}
+	return true
+}
+
+// sortedIndex returns the indexes of names in the order of the names.
+func sortedIndex(names []string) []int {
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	return idx
 }
 
 // oddObject returns the pool's value that == cannot compare: every value
@@ -1001,6 +1036,9 @@ func (m *model) unregister(s *mScope, chain []wrap, o *object, fault promtest.Fa
 type wantUE struct {
 	reg   *mReg
 	maybe bool // the contract lets Close report it or not
+	// Or a DeleteError: the series a DeleteOnClose of scope left.
+	left  []string
+	scope *mScope
 }
 
 // closeFault is the fault injected into a Close: kind on every Unregister
@@ -1040,7 +1078,9 @@ func (m *model) undo(s *mScope, f closeFault, want *[]wantUE) bool {
 				st.sub.state = closed
 			}
 		case st.del != nil:
-			st.del.run()
+			for _, left := range st.del.run() {
+				*want = append(*want, wantUE{left: left, scope: s})
+			}
 		default:
 			if m.takeBack(st.reg, f, want) {
 				return true
@@ -1112,10 +1152,15 @@ func (f closeFault) on(r *mReg) promtest.Fault {
 	return promtest.Pass
 }
 
-func (d *mDel) run() {
+// run deletes d's series, and returns what each vector that deleted none
+// left with d's labels (rule 18): one DeleteError each at Close.
+func (d *mDel) run() (left [][]string) {
 	for _, v := range d.vecs {
-		v.deleteMatching(d.labels)
+		if l := v.deleteMatching(d.labels); len(l) > 0 {
+			left = append(left, l)
+		}
 	}
+	return left
 }
 
 // scopeSeries is what s's Gather must return (rule 19): what s and the
@@ -1316,7 +1361,11 @@ func (w *world) makePool() {
 		vec: shared, same: func(c prometheus.Collector) bool { return c == prometheus.Collector(b.Shared) }}
 	w.mreg.put(other.descs, &entry{base: other})
 	w.mreg.put(sharedObj.descs, &entry{base: sharedObj})
-	w.vecs = []*mVec{vVec0a: v0a, vVec0b: v0b, vShared: shared}
+	// A curried vector shares the series of the one it was curried from,
+	// and deletes none by the label it was curried with (rule 18).
+	curried := &mVec{obj: `vec0a.MustCurryWith(prometheus.Labels{"link": "x"})`, name: v0a.name, vars: v0a.vars, curried: []string{"link"},
+		real: v0a.real.(*prometheus.CounterVec).MustCurryWith(prometheus.Labels{"link": "x"}), state: v0a.state}
+	w.vecs = []*mVec{vVec0a: v0a, vVec0b: v0b, vShared: shared, vCurried: curried}
 }
 
 func (w *world) say(format string, args ...any) {
@@ -1903,7 +1952,7 @@ func (w *world) deleteOnClose(in *input) {
 	case 0x30:
 		ds, names = []registry.Deleter{(*prometheus.CounterVec)(nil)}, []string{"nil"}
 	default:
-		v := w.vecs[(b&3)%nVecs]
+		v := w.vecs[b&3] // vCurried is 3
 		vecs = append(vecs, v)
 		if b&4 != 0 && v != w.vecs[vShared] {
 			vecs = append(vecs, w.vecs[vShared])
@@ -1932,7 +1981,7 @@ func (w *world) deleteOnClose(in *input) {
 	if s.state == open {
 		s.steps = append(s.steps, step{del: d})
 	} else {
-		d.run() // rule 18: at once once Close has begun
+		d.run() // rule 18: at once once Close has begun, reporting nothing
 	}
 }
 
@@ -2100,12 +2149,40 @@ func (w *world) checkClose(s *mScope, err error, want []wantUE) {
 	w.t.Helper()
 	got := multierr.Errors(err)
 	var ues []*registry.UnregisterError
+	var des []*registry.DeleteError
 	for _, e := range got {
 		var ue *registry.UnregisterError
-		if !errors.As(e, &ue) || !errors.Is(e, registry.ErrNotRegistered) {
-			w.fail("Close returned %v, which is not an UnregisterError wrapping ErrNotRegistered (rule 11)", e)
+		var de *registry.DeleteError
+		switch {
+		case errors.As(e, &de):
+			des = append(des, de)
+		case !errors.As(e, &ue) || !errors.Is(e, registry.ErrNotRegistered):
+			w.fail("Close returned %v, which is not an UnregisterError wrapping ErrNotRegistered (rule 11) or a DeleteError (rule 18)", e)
+		default:
+			ues = append(ues, ue)
 		}
-		ues = append(ues, ue)
+	}
+	// Rule 18: the DeleteErrors, in the order of the Close.
+	var wantDel []wantUE
+	want = slices.DeleteFunc(slices.Clone(want), func(u wantUE) bool {
+		if u.left != nil {
+			wantDel = append(wantDel, u)
+		}
+		return u.left != nil
+	})
+	sameDel := len(des) == len(wantDel)
+	for i := 0; sameDel && i < len(des); i++ {
+		sameDel = slices.Equal(des[i].Series, wantDel[i].left) && des[i].Scope == wantDel[i].scope.real.String()
+	}
+	if !sameDel {
+		var wd, gd []string
+		for _, u := range wantDel {
+			wd = append(wd, fmt.Sprintf("%s: %q", u.scope.real.String(), u.left))
+		}
+		for _, d := range des {
+			gd = append(gd, fmt.Sprintf("%s: %q", d.Scope, d.Series))
+		}
+		w.fail("Close reported the DeleteErrors %q, want %q (rule 18)", gd, wd)
 	}
 	if !matchUEs(ues, want, s) {
 		var wd []string
@@ -2309,8 +2386,9 @@ func addSeries(vec, tenant, link, amount int) []byte {
 	return []byte{opSeries, byte(vec), byte(tenant | link<<1), byte(amount - 1)}
 }
 
-// deleteOnClose: labels indexes deleteLabels; vecs is a vector index, with
-// 4 added for the shared vector too, or 0x38 for none, 0x30 for a nil one.
+// deleteOnClose: labels indexes deleteLabels; vecs is a vector index
+// (vCurried included), with 4 added for the shared vector too, or 0x38 for
+// none, 0x30 for a nil one.
 func deleteOnClose(scope, labels, vecs int) []byte {
 	return []byte{opDelete, byte(scope), byte(labels), byte(vecs)}
 }
@@ -2621,6 +2699,28 @@ var seeds = []seed{
 			deleteOnClose(0, 3, vVec0a),
 			addSeries(vVec0b, 1, 1, 1),
 			deleteOnClose(0, 1, vVec0b),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "DeleteOnClose on a curried vector",
+		// s0 registers v0a, with series a/x, b/x and a/y (tenant/link). Its
+		// child names, through v0a curried with link="x", the link "x"
+		// series and the link "y" tenant "a" one: a curried label matches
+		// nothing, so its Close deletes none and reports both, newest
+		// first. s0 then names the tenant "a" series of the curried vector,
+		// which go, whatever their link (rule 18).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cVec0a, modeRegister, noFault),
+			addSeries(vVec0a, 0, 0, 1),
+			addSeries(vVec0a, 1, 0, 2),
+			addSeries(vVec0a, 0, 1, 3),
+			nest(0, byChild, noOpts()),
+			deleteOnClose(1, 2, vCurried),
+			deleteOnClose(1, 3, vCurried),
+			closeScope(1, noFault, 0),
+			deleteOnClose(0, 0, vCurried),
 			closeScope(0, noFault, 0),
 		),
 	},

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/promscope/promscope/internal/describe"
 )
@@ -142,15 +141,12 @@ func (d *deletion) undeleted() []string {
 	var out []string
 	sel := selector(d.labels)
 	for _, v := range d.vecs {
-		c, ok := v.(prometheus.Collector)
-		if !ok {
+		if _, ok := v.(prometheus.Collector); !ok {
 			out = append(out, sel)
 			continue
 		}
-		for _, m := range describe.Collected(c) {
-			if has(m, d.labels) {
-				out = append(out, describe.Name(m.Desc())+sel)
-			}
+		for _, m := range d.carrying(v) {
+			out = append(out, describe.Name(m.Desc())+sel)
 		}
 	}
 	return out
@@ -162,21 +158,6 @@ func selector(labels prometheus.Labels) string {
 	var b strings.Builder
 	writeLabels(&b, sortedPairs(labels))
 	return b.String()
-}
-
-// has reports whether m's labels include all of labels.
-func has(m prometheus.Metric, labels prometheus.Labels) bool {
-	var out dto.Metric
-	if m.Write(&out) != nil {
-		return false
-	}
-	found := 0
-	for _, lp := range out.GetLabel() {
-		if v, ok := labels[lp.GetName()]; ok && v == lp.GetValue() {
-			found++
-		}
-	}
-	return found == len(labels)
 }
 
 // collectedNames collects c and returns the names of its metrics.

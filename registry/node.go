@@ -92,7 +92,7 @@ func (n *node) close() error {
 		case *node:
 			err = multierr.Append(err, x.close())
 		case *deletion:
-			x.run()
+			err = multierr.Append(err, x.run(n.str))
 		}
 		n.mu.Lock()
 		n.unlink(it)

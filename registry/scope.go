@@ -298,7 +298,8 @@ func (s *Scope) Len() int { return len(s.records()) }
 // collectors, the scopes nested in it, and the series registered with
 // [Scope.DeleteOnClose]. Close is best effort: it attempts every step and
 // combines the failures with go.uber.org/multierr, one [UnregisterError] per
-// collector that it could not remove as its own. A collector that somebody
+// collector that it could not remove as its own, and one [DeleteError] per
+// vector that kept the series a DeleteOnClose named. A collector that somebody
 // else replaced with an equal one of their own is left to them. Nothing s
 // registered through a prefix or labels exposes anything afterwards, or
 // keeps the user's collectors reachable, whatever the parent does; a

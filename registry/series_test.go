@@ -1,10 +1,13 @@
 package registry_test
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/multierr"
 
 	"github.com/promscope/promscope/internal/promtest"
 	"github.com/promscope/promscope/registry"
@@ -79,6 +82,52 @@ func TestDeleteOnClose(t *testing.T) {
 			promtest.Expose(t, reg, tt.want...)
 		})
 	}
+
+	// A vector curried with a label, or with it as a constant label,
+	// deletes nothing for it (DeletePartialMatch matches only the other
+	// variable labels): Close reports each such vector that still holds
+	// series with the labels, and none that deleted its series or has
+	// none to delete.
+	t.Run("labels that match nothing", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		requests, queue := shared(reg)
+		env := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "env_total", Help: "h", ConstLabels: prometheus.Labels{"tenant": "acme"}}, []string{"path"})
+		reg.MustRegister(env)
+		env.WithLabelValues("/a").Inc()
+		curried := requests.MustCurryWith(prometheus.Labels{"tenant": "acme"})
+		s := registry.NewScope(reg, registry.WithName("acme"))
+		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, curried, env, queue)
+		s.DeleteOnClose(prometheus.Labels{"tenant": "initech"}, curried)
+		var des []*registry.DeleteError
+		for _, e := range multierr.Errors(s.Close()) {
+			de, ok := e.(*registry.DeleteError)
+			if !ok {
+				t.Fatalf("Close returned %v, want DeleteErrors only", e)
+			}
+			des = append(des, de)
+		}
+		slices.SortFunc(des, func(a, b *registry.DeleteError) int { return strings.Compare(a.Series[0], b.Series[0]) })
+		want := [][]string{
+			{`env_total{path="/a",tenant="acme"}`},
+			{`requests_total{path="/a",tenant="acme"}`, `requests_total{path="/b",tenant="acme"}`},
+		}
+		if len(des) != len(want) {
+			t.Fatalf("Close reported %v, want the series of env_total and requests_total", des)
+		}
+		for i, de := range des {
+			if de.Scope != "acme" || !maps.Equal(de.Labels, prometheus.Labels{"tenant": "acme"}) || !slices.Equal(de.Series, want[i]) {
+				t.Errorf("DeleteError %+v, want scope acme, tenant=acme and %q", de, want[i])
+			}
+		}
+		if got, want := des[1].Error(), `registry: scope acme: DeleteOnClose{tenant="acme"} deleted none of requests_total{path="/a",tenant="acme"}, requests_total{path="/b",tenant="acme"}: a constant label, or one the vector was curried with, matches no series`; got != want {
+			t.Errorf("Error() = %s, want %s", got, want)
+		}
+		many := &registry.DeleteError{Labels: prometheus.Labels{"k": "v"}, Series: []string{"a", "b", "c", "d", "e"}}
+		if got, want := many.Error(), `registry: DeleteOnClose{k="v"} deleted none of a, b, c and 2 more: a constant label, or one the vector was curried with, matches no series`; got != want {
+			t.Errorf("Error() = %s, want %s", got, want)
+		}
+		promtest.Expose(t, reg, append([]string{`env_total{path="/a",tenant="acme"} 1`, `requests_total{path="/a",tenant="acme"} 1`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)...)
+	})
 
 	vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "v", Help: "h"}, []string{"tenant"})
 	misuse := []struct {

@@ -76,10 +76,11 @@ func (x *Index) scopes() []*node {
 // made when that is known (see [WithLeakReport]), how many collectors it
 // owns, and their metric names; unchecked collectors, which describe none,
 // are counted ("2 unchecked"), since the page collects nothing to name them;
-// then, after "deletes on close:", what its pending [Scope.DeleteOnClose]
-// calls will delete: each vector's metric name with the labels given
-// (links_total{link="west"}), or the labels alone for a vector that cannot
-// describe itself.
+// then, after "deletes on close:", the series that its pending
+// [Scope.DeleteOnClose] calls name, which Close deletes or reports in a
+// [DeleteError]: each vector's metric name, as the vector describes it,
+// with the labels given (links_total{link="west"}), or the labels alone for
+// a vector that cannot describe itself.
 // Control characters, backslashes and anything outside printable ASCII in a
 // name are escaped as in a Go string literal, and label values are quoted
 // as strconv.Quote quotes them (printable Unicode stays as it is), so a line

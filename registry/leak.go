@@ -22,12 +22,14 @@ type Leak struct {
 	// Metrics is what the scope still exposes, except what the nested
 	// scopes that were reported before it expose: metric names, and
 	// name{label="value",...} with the labels given to DeleteOnClose for
-	// the series of its vectors that carry them, sorted, then "1 unchecked
-	// collector" or "N unchecked collectors" for unchecked collectors that
-	// exposed nothing when asked, if there are any. Close deletes the
-	// series with DeletePartialMatch, which matches only the variable
-	// labels that a vector was not curried with: a constant or curried
-	// label names series that no Close deletes.
+	// the series of its vectors that carry them (the name as the vector
+	// describes it, without the prefix of a scope it was registered
+	// through), sorted, then "1 unchecked collector" or "N unchecked
+	// collectors" for unchecked collectors that exposed nothing when
+	// asked, if there are any. Close deletes the series with
+	// DeletePartialMatch, which matches only the variable labels that a
+	// vector was not curried with: a constant or curried label names
+	// series that Close reports in a DeleteError instead.
 	Metrics []string
 
 	n *node

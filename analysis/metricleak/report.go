@@ -94,7 +94,7 @@ func (c *checker) message(l *leak) string {
 	case unchecked > 0:
 		b.WriteString("unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return")
 	default:
-		fmt.Fprintf(&b, "unregister %s before returning", them)
+		fmt.Fprintf(&b, "unregister %s before returning, or register %s after the last error return", them, them)
 	}
 	return b.String()
 }

@@ -88,8 +88,10 @@ func unwrap(c prometheus.Collector) prometheus.Collector {
 }
 
 // sameCollector reports whether a and b are the same collector: the same
-// object, equal values, or the same collector behind client_golang wrappers
-// that add the same prefix and labels in all, however they are stacked (the
+// object, equal values, the same collector behind the viewed collectors of
+// scopes whose views add the same, or the same collector behind
+// client_golang wrappers that add the same prefix and labels in all,
+// however they are stacked (the
 // wrappers make a new value on every call, so an Unregister through them
 // never passes the value their Register did, and a wrapper that adds
 // nothing stands for what it wraps). It never panics, not even for a
@@ -156,6 +158,9 @@ func (w *walk) same(a, b reflect.Value) bool {
 	if !a.IsValid() || !b.IsValid() || a.Type() != b.Type() {
 		return !a.IsValid() && !b.IsValid()
 	}
+	if a.Type() == reflect.TypeFor[*viewed]() && a.CanInterface() && b.CanInterface() {
+		return w.sameViewed(a.Interface().(*viewed), b.Interface().(*viewed))
+	}
 	switch a.Kind() {
 	case reflect.Pointer, reflect.Func:
 		return a.Pointer() == b.Pointer()
@@ -202,6 +207,20 @@ func (w *walk) same(a, b reflect.Value) bool {
 		return sameFloat(real(x), real(y)) && sameFloat(imag(x), imag(y))
 	}
 	return a.Equal(b)
+}
+
+// sameViewed compares two viewed collectors, which a scope registers with
+// its parent in place of its user's collectors, as client_golang's wrappers
+// are compared: by the collectors they stand for and what their views add.
+// A viewed collector taken back stands for nothing, and is the same only as
+// itself.
+func (w *walk) sameViewed(x, y *viewed) bool {
+	if x == y {
+		return true
+	}
+	rx, ry := x.owner(), y.owner()
+	return rx != nil && ry != nil && x.view.prefix == y.view.prefix && slices.Equal(x.view.sorted, y.view.sorted) &&
+		w.same(reflect.ValueOf(rx.c), reflect.ValueOf(ry.c))
 }
 
 // elements compares the elements of two slices or arrays of one length.

@@ -303,6 +303,28 @@ func TestRegister(t *testing.T) {
 		})
 	}
 
+	// A scope registered into itself, or into a scope nested in it, would
+	// collect itself on every scrape: Register refuses it and touches
+	// nothing. A scope of another tree is a collector like any other.
+	t.Run("a scope into itself", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(reg, registry.WithName("program"))
+		program.MustRegister(promtest.Gauge("jobs", 1))
+		mirror := program.Child(registry.WithPrefix("mirror_"))
+		for _, tt := range []struct{ on, c *registry.Scope }{{program, program}, {mirror, mirror}, {mirror, program}} {
+			if err := tt.on.Register(tt.c); err == nil || !strings.HasPrefix(err.Error(), "registry: a scope cannot register itself") {
+				t.Errorf("Register = %v, want the scope refused", err)
+			}
+		}
+		other := registry.NewScope(nil)
+		other.MustRegister(promtest.Gauge("tasks", 2))
+		mirror.MustRegister(other)
+		promtest.Expose(t, reg, "jobs{} 1", "mirror_tasks{} 2")
+		if n := program.Len(); n != 2 {
+			t.Errorf("Len() = %d, want 2: jobs and the other tree", n)
+		}
+	})
+
 	// A nil collector, or an interface holding a nil, gives
 	// ErrNilCollector without touching the parent; MustRegister panics
 	// with it.

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"io"
 	"runtime"
 
@@ -171,9 +172,11 @@ func (s *Scope) node(method string) *node {
 // same wrappers finds it.
 //
 // Register returns [ErrNilCollector] for a nil c and [ErrClosed] once s, or a
-// scope it is nested in, has begun to close; in both cases the parent is not
-// touched. It returns an error, and touches nothing, if a label is set twice
-// on the way from the outermost scope. It panics on a zero Scope.
+// scope it is nested in, has begun to close, and an error for c that is s,
+// or a scope s is nested in, which would collect itself; in all three cases
+// the parent is not touched. It returns an error, and touches nothing, if a
+// label is set twice on the way from the outermost scope. It panics on a
+// zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
 	_, err := s.register(c)
 	return err
@@ -187,6 +190,9 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 		return nil, ErrNilCollector
 	}
 	n := s.node("Register")
+	if sc, ok := c.(*Scope); ok && sc.n != nil && n.within(sc.n) {
+		return nil, errors.New("registry: a scope cannot register itself, or a scope it is nested in: every scrape would collect it again and again")
+	}
 	r := &record{c: c, n: n}
 	var k kind
 	r.descs, k = appendDescs(r.one[:0], c)

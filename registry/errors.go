@@ -36,8 +36,10 @@ type UnregisterError struct {
 	// Scope is the String of the scope that owned the registration: the
 	// scope closed, or a scope nested in it.
 	Scope string
-	// Metrics are the fully-qualified names the collector exposed,
-	// sorted.
+	// Metrics are the names of the collector's metrics, sorted, with the
+	// prefixes of the scopes it was registered through, as the outermost
+	// scope's parent sees them: not with what a Registerer below it (a
+	// WrapRegistererWithPrefix the outermost scope was made on) adds.
 	Metrics []string
 	// Err is the cause. It wraps ErrNotRegistered, and the parent's error
 	// where the parent returned one.

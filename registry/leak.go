@@ -20,7 +20,9 @@ type Leak struct {
 	Scope   string // the String of the leaked scope
 	Created string // "import/path/of/package/file.go:123" of the call that made it ("main/file.go:123" in a command)
 	// Metrics is what the scope still exposes, except what the nested
-	// scopes that were reported before it expose: metric names, and
+	// scopes that were reported before it expose: metric names, as the
+	// outermost scope's parent sees them (not with what a Registerer below
+	// it, such as a WrapRegistererWithPrefix, adds), and
 	// name{label="value",...} with the labels given to DeleteOnClose for
 	// the series of its vectors that carry them (the name as the vector
 	// describes it, without the prefix of a scope it was registered

@@ -169,7 +169,7 @@ func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Co
 	are, ok := asAlreadyRegistered(err)
 	switch {
 	case ok:
-	case n.str == "" || errors.Is(err, ErrNilCollector) || errors.Is(err, ErrClosed) || n.view != nil && err == n.view.err:
+	case n.str == "" || errors.Is(err, ErrNilCollector) || errors.Is(err, ErrClosed) || n.view != nil && errors.Is(err, n.view.err):
 		return err
 	default:
 		return fmt.Errorf("registry: scope %s: %w", n.str, err)

@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -100,8 +101,8 @@ func TestDeleteOnClose(t *testing.T) {
 		s.DeleteOnClose(prometheus.Labels{"tenant": "initech"}, curried)
 		var des []*registry.DeleteError
 		for _, e := range multierr.Errors(s.Close()) {
-			de, ok := e.(*registry.DeleteError)
-			if !ok {
+			var de *registry.DeleteError
+			if !errors.As(e, &de) {
 				t.Fatalf("Close returned %v, want DeleteErrors only", e)
 			}
 			des = append(des, de)

@@ -48,16 +48,6 @@ func (n *node) stopped() bool {
 	return false
 }
 
-// within reports whether n is outer or nested in it.
-func (n *node) within(outer *node) bool {
-	for p := n; p != nil; p = p.up {
-		if p == outer {
-			return true
-		}
-	}
-	return false
-}
-
 // adopt adds the new scope c to n's list, or marks it closing if n has begun
 // to close: a scope made in a closing scope is closed.
 func (n *node) adopt(c *node) {

@@ -303,23 +303,36 @@ func TestRegister(t *testing.T) {
 		})
 	}
 
-	// A scope registered into itself, or into a scope nested in it, would
+	// A scope of the scope's own tree, registered through it directly or
+	// through client_golang's wrappers, would be collected twice, or
 	// collect itself on every scrape: Register refuses it and touches
 	// nothing. A scope of another tree is a collector like any other.
-	t.Run("a scope into itself", func(t *testing.T) {
+	t.Run("a scope of its own tree", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		program := registry.NewScope(reg, registry.WithName("program"))
 		program.MustRegister(promtest.Gauge("jobs", 1))
 		mirror := program.Child(registry.WithPrefix("mirror_"))
-		for _, tt := range []struct{ on, c *registry.Scope }{{program, program}, {mirror, mirror}, {mirror, program}} {
-			if err := tt.on.Register(tt.c); err == nil || !strings.HasPrefix(err.Error(), "registry: a scope cannot register itself") {
-				t.Errorf("Register = %v, want the scope refused", err)
+		sibling := program.Child()
+		prefixed := func(r prometheus.Registerer) prometheus.Registerer {
+			return prometheus.WrapRegistererWithPrefix("p_", r)
+		}
+		for i, tt := range []struct {
+			on prometheus.Registerer
+			c  *registry.Scope
+		}{
+			{program, program}, {mirror, mirror}, {mirror, program}, {program, mirror}, {sibling, mirror},
+			{prefixed(program), program}, {prefixed(mirror), program},
+			{prometheus.WrapRegistererWith(prometheus.Labels{"k": "v"}, sibling), sibling},
+		} {
+			if err := tt.on.Register(tt.c); err == nil || !strings.HasPrefix(err.Error(), "registry: a scope cannot register a scope of its own tree") {
+				t.Errorf("case %d: Register = %v, want the scope refused", i, err)
 			}
 		}
 		other := registry.NewScope(nil)
 		other.MustRegister(promtest.Gauge("tasks", 2))
 		mirror.MustRegister(other)
 		promtest.Expose(t, reg, "jobs{} 1", "mirror_tasks{} 2")
+		promtest.Expose(t, program, "jobs{} 1", "mirror_tasks{} 2")
 		if n := program.Len(); n != 2 {
 			t.Errorf("Len() = %d, want 2: jobs and the other tree", n)
 		}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -80,6 +81,26 @@ func (rt *root) registered(existing prometheus.Collector) prometheus.Collector {
 		return unwrap(existing)
 	}
 	return existing
+}
+
+// holds reports whether c, of kind k, is a Scope of rt's tree, as it is or
+// behind client_golang's wrappers.
+func (rt *root) holds(c prometheus.Collector, k kind) bool {
+	if s, ok := c.(*Scope); ok {
+		return s.n != nil && s.n.root == rt
+	}
+	if k != ownWrapper {
+		return false
+	}
+	// A wrapper holds the Scope in a field, which package reflect lets
+	// this code read but not turn back into a *Scope: the roots are
+	// compared as pointers.
+	inner, _, _ := peel(reflect.ValueOf(c))
+	if !inner.IsValid() || inner.Type() != reflect.TypeFor[*Scope]() || inner.IsNil() {
+		return false
+	}
+	n := inner.Elem().FieldByName("n")
+	return !n.IsNil() && n.Elem().FieldByName("root").Pointer() == reflect.ValueOf(rt).Pointer()
 }
 
 // isQuestion reports whether c is a scope's question, as it is or behind

@@ -172,9 +172,11 @@ func (s *Scope) node(method string) *node {
 // same wrappers finds it.
 //
 // Register returns [ErrNilCollector] for a nil c and [ErrClosed] once s, or a
-// scope it is nested in, has begun to close, and an error for c that is s,
-// or a scope s is nested in, which would collect itself; in all three cases
-// the parent is not touched. It returns an error, and touches nothing, if a
+// scope it is nested in, has begun to close, and an error for c that is a
+// scope of s's tree (s itself, one it is nested in, or any other nested in
+// the same outermost scope), as it is or behind client_golang's wrappers:
+// the tree would collect it twice, or, collecting itself, without end. In
+// all three cases the parent is not touched. It returns an error, and touches nothing, if a
 // label is set twice on the way from the outermost scope. It panics on a
 // zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
@@ -190,12 +192,12 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 		return nil, ErrNilCollector
 	}
 	n := s.node("Register")
-	if sc, ok := c.(*Scope); ok && sc.n != nil && n.within(sc.n) {
-		return nil, errors.New("registry: a scope cannot register itself, or a scope it is nested in: every scrape would collect it again and again")
-	}
 	r := &record{c: c, n: n}
 	var k kind
 	r.descs, k = appendDescs(r.one[:0], c)
+	if n.root.holds(c, k) {
+		return nil, errors.New("registry: a scope cannot register a scope of its own tree: its registrations are collected already, and every scrape would collect them again, or without end")
+	}
 	if f := probed(c, r.descs, k == ownWrapper); f != nil {
 		f.n = n
 		return nil, f

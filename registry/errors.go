@@ -152,8 +152,8 @@ func (e *collisionError) Error() string {
 
 func (e *collisionError) Unwrap() error { return e.err }
 
-// collision returns what MustRegister panics with when registering c through
-// n failed with err: err itself, or, for an AlreadyRegisteredError, a
+// collision returns what MustRegister panics with when the parent refused c,
+// registered through n, with err: for an AlreadyRegisteredError, a
 // collisionError naming the scope whose registration holds c's identity as
 // the parent sees it. holder is what the parent named as the holder: a
 // viewed collector is its scope's registration, whichever tree that scope is
@@ -162,14 +162,13 @@ func (e *collisionError) Unwrap() error { return e.err }
 // that collector with that identity (the newest, when several do: only
 // somebody else's Unregister can have freed the identity for the others).
 //
-// Any other error of the parent's is wrapped with the String of the scope
-// refused, if it has one; the scope's own errors (a nil collector, a closed
-// scope, a label set twice) are returned as they are.
+// Any other error is wrapped with the String of the scope refused, if it
+// has one.
 func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Collector) error {
 	are, ok := asAlreadyRegistered(err)
 	switch {
 	case ok:
-	case n.str == "" || errors.Is(err, ErrNilCollector) || errors.Is(err, ErrClosed) || n.view != nil && errors.Is(err, n.view.err):
+	case n.str == "":
 		return err
 	default:
 		return fmt.Errorf("registry: scope %s: %w", n.str, err)

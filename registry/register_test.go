@@ -328,6 +328,11 @@ func TestRegister(t *testing.T) {
 				t.Errorf("case %d: Register = %v, want the scope refused", i, err)
 			}
 		}
+		// MustRegister panics with the scope's own error as it is: only
+		// the parent's errors name the scope refused.
+		if err, _ := promtest.Panic(func() { program.MustRegister(mirror) }).(error); err == nil || !strings.HasPrefix(err.Error(), "registry: a scope cannot register a scope of its own tree") {
+			t.Errorf("MustRegister panicked with %v, want the scope's own error", err)
+		}
 		other := registry.NewScope(nil)
 		other.MustRegister(promtest.Gauge("tasks", 2))
 		mirror.MustRegister(other)

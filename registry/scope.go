@@ -176,47 +176,47 @@ func (s *Scope) node(method string) *node {
 // scope of s's tree (s itself, one it is nested in, or any other nested in
 // the same outermost scope), as it is or behind client_golang's wrappers:
 // the tree would collect it twice, or, collecting itself, without end. In
-// all three cases the parent is not touched. It returns an error, and touches nothing, if a
-// label is set twice on the way from the outermost scope. It panics on a
-// zero Scope.
+// all three cases the parent is not touched. It returns an error, and
+// touches nothing, if a label is set twice on the way from the outermost
+// scope. It panics on a zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
-	_, err := s.register(c)
+	_, _, err := s.register(c)
 	return err
 }
 
-// register is Register, and also returns what the parent named as the
-// holder of c's identity, if it refused c as registered already (see
-// root.add).
-func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, err error) {
+// register is Register, and also says whether the error is the parent's
+// and, if the parent refused c as registered already, what it named as the
+// holder of c's identity (see root.add).
+func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, parents bool, err error) {
 	if nilness.IsNil(c) {
-		return nil, ErrNilCollector
+		return nil, false, ErrNilCollector
 	}
 	n := s.node("Register")
 	r := &record{c: c, n: n}
 	var k kind
 	r.descs, k = appendDescs(r.one[:0], c)
 	if n.root.holds(c, k) {
-		return nil, errors.New("registry: a scope cannot register a scope of its own tree: its registrations are collected already, and every scrape would collect them again, or without end")
+		return nil, false, errors.New("registry: a scope cannot register a scope of its own tree: its registrations are collected already, and every scrape would collect them again, or without end")
 	}
 	if f := probed(c, r.descs, k == ownWrapper); f != nil {
 		f.n = n
-		return nil, f
+		return nil, false, f
 	}
 	n.gate.RLock()
 	defer n.gate.RUnlock()
 	if n.stopped() {
-		return nil, ErrClosed
+		return nil, false, ErrClosed
 	}
 	if n.view != nil {
 		if n.view.err != nil {
-			return nil, n.view.err
+			return nil, false, n.view.err
 		}
 		r.v = newViewed(r, n.view)
 	}
 	if holder, err = n.add(r); err != nil {
 		r.silence()
 	}
-	return holder, err
+	return holder, true, err
 }
 
 // MustRegister registers each collector in turn and panics with the first
@@ -226,12 +226,17 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 //
 // When the error is an AlreadyRegisteredError, the panic value is an error
 // that names s, if its String is not empty, and the scope holding the
-// metric, or says that it is held outside s's tree, and wraps the AlreadyRegisteredError, so that
+// metric, or says that it is held outside s's tree, and wraps the
+// AlreadyRegisteredError, so that
 // errors.As(v.(error), &prometheus.AlreadyRegisteredError{}) still finds it.
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 	for _, c := range cs {
-		if holder, err := s.register(c); err != nil {
-			panic(s.n.collision(err, c, holder))
+		holder, parents, err := s.register(c)
+		if err != nil && parents {
+			err = s.n.collision(err, c, holder)
+		}
+		if err != nil {
+			panic(err)
 		}
 	}
 }

@@ -94,10 +94,11 @@ func (n *node) leaked() []string {
 }
 
 // exposed returns what n and the scopes nested in it, except those that a
-// leak report named, expose (callers hold n.root.reporting): sorted, the names of checked collectors'
-// metrics as the parent sees them, the names of what unchecked collectors
-// collect now, and the series that DeleteOnClose has yet to delete; then how
-// many unchecked collectors collect nothing.
+// leak report named, expose (callers hold n.root.reporting): sorted, the
+// names of checked collectors' metrics as the parent sees them, the names
+// of what unchecked collectors collect now, and the series that
+// DeleteOnClose has yet to delete; then how many unchecked collectors
+// collect nothing.
 func (n *node) exposed() []string {
 	rs, ds := n.unreported(nil, nil)
 	var names []string
@@ -150,7 +151,7 @@ func (d *deletion) undeleted() []string {
 			continue
 		}
 		for _, m := range d.carrying(v) {
-			out = append(out, describe.Name(m.Desc())+sel)
+			out = append(out, m.name+sel)
 		}
 	}
 	return out

@@ -39,7 +39,7 @@ func (d *deletion) run(scope string) error {
 		}
 		var left []string
 		for _, m := range d.carrying(v) {
-			left = append(left, seriesString(m))
+			left = append(left, m.String())
 		}
 		if len(left) > 0 {
 			slices.Sort(left)
@@ -49,50 +49,48 @@ func (d *deletion) run(scope string) error {
 	return err
 }
 
-// carrying returns the series of v that carry all of d's labels; none for
-// a vector that is not a Collector, and so cannot be asked.
-func (d *deletion) carrying(v Deleter) []prometheus.Metric {
+// A series is a metric of a vector as carrying reads it: its name and its
+// labels, sorted by name.
+type series struct {
+	name   string
+	labels []labelPair
+}
+
+// String writes s as a series selector has it.
+func (s series) String() string {
+	var b strings.Builder
+	b.WriteString(s.name)
+	writeLabels(&b, s.labels)
+	return b.String()
+}
+
+// carrying returns the series of v whose labels include all of d's; none
+// for a vector that is not a Collector, and so cannot be asked.
+func (d *deletion) carrying(v Deleter) []series {
 	c, ok := v.(prometheus.Collector)
 	if !ok {
 		return nil
 	}
-	var out []prometheus.Metric
+	var out []series
 	for _, m := range describe.Collected(c) {
-		if has(m, d.labels) {
-			out = append(out, m)
+		var w dto.Metric
+		if m.Write(&w) != nil {
+			continue
+		}
+		s := series{name: describe.Name(m.Desc())}
+		found := 0
+		for _, lp := range w.GetLabel() {
+			s.labels = append(s.labels, labelPair{lp.GetName(), lp.GetValue()})
+			if v, ok := d.labels[lp.GetName()]; ok && v == lp.GetValue() {
+				found++
+			}
+		}
+		if found == len(d.labels) {
+			slices.SortFunc(s.labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
+			out = append(out, s)
 		}
 	}
 	return out
-}
-
-// has reports whether m's labels include all of labels.
-func has(m prometheus.Metric, labels prometheus.Labels) bool {
-	var out dto.Metric
-	if m.Write(&out) != nil {
-		return false
-	}
-	found := 0
-	for _, lp := range out.GetLabel() {
-		if v, ok := labels[lp.GetName()]; ok && v == lp.GetValue() {
-			found++
-		}
-	}
-	return found == len(labels)
-}
-
-// seriesString writes m as a series: its name and all its labels.
-func seriesString(m prometheus.Metric) string {
-	var out dto.Metric
-	_ = m.Write(&out) // carrying wrote it already
-	pairs := make([]labelPair, 0, len(out.GetLabel()))
-	for _, lp := range out.GetLabel() {
-		pairs = append(pairs, labelPair{lp.GetName(), lp.GetValue()})
-	}
-	slices.SortFunc(pairs, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
-	var b strings.Builder
-	b.WriteString(describe.Name(m.Desc()))
-	writeLabels(&b, pairs)
-	return b.String()
 }
 
 // DeleteOnClose makes [Scope.Close] delete, from each of vecs, every series

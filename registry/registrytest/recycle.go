@@ -81,7 +81,8 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, r
 			return fmt.Sprintf("close: %v", cerr)
 		}
 	}
-	if tree(scope).State != "open" {
+	p := tree(scope)
+	if p.State != "open" {
 		// Not what the test simulates: the rounds after this one would
 		// register nothing, and prove nothing.
 		return "the Registerer build was given is closed after the round; neither build nor a value's Close may close it"
@@ -91,7 +92,7 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, r
 		left = silent(scope)
 	}
 	if left == "" {
-		left = unclosed(scope)
+		left = unclosed(p)
 	}
 	if left != "" {
 		outcome := "after a successful build and close"

@@ -169,11 +169,10 @@ func silent(s *registry.Scope) string {
 	return describe.Count(n, "collector", "collectors") + " still registered, exposing nothing"
 }
 
-// unclosed describes the scopes still open in s and the DeleteOnClose calls
-// still pending in them, which a registry need not show either; or returns
-// "".
-func unclosed(s *registry.Scope) string {
-	p := tree(s)
+// unclosed describes, from p, a scope's ownership page, the scopes still
+// open in it and the DeleteOnClose calls still pending in them, which a
+// registry need not show either; or returns "".
+func unclosed(p page) string {
 	var parts []string
 	if n := len(p.Scopes); n > 0 {
 		parts = append(parts, describe.Count(n, "scope", "scopes")+" still open")

@@ -30,6 +30,13 @@ package registry_test
 //   - mReg is one registration: the user's collector, the client_golang
 //     wrappers it came through, its identity before the view and as the
 //     registry sees it, and whether the scope still owns it.
+//   - mVia is the parent of a tree made on a Registerer of the user's own
+//     that forwards to client_golang wrappers of a scope (rule 17). To the
+//     tree it is a registry; to the scope behind, a user registering through
+//     the wrappers. So the model applies the rules twice: a registration of
+//     the tree is the scope behind's registration of what the tree's scope
+//     registers in its place (the collector itself, or a record of the
+//     scope's), and the tree asks that scope's rules who holds an identity.
 //   - The model keeps the series of every vector itself.
 //
 // Every expectation comes from that state through the rules: each function
@@ -99,7 +106,7 @@ const hangAfter = 20 * time.Second
 // follow it; a byte is taken modulo the number of choices, and a program
 // that ends early reads zeros.
 const (
-	opRoot          = iota // kind, [wrappers], options: an outermost scope
+	opRoot          = iota // kind, [wrappers | scope, wrappers], options: an outermost scope
 	opNest                 // scope, how, [wrappers], options: a nested scope
 	opRegister             // scope, chain, collector, mode, fault
 	opMustTwo              // scope, chain, collector, collector: MustRegister(c1, c2)
@@ -118,6 +125,7 @@ const (
 	onNil            // nil: a private registry
 	onWrapped        // 1 or 2 client_golang wrappers of the registry
 	onParent         // a promtest.Parent over a pedantic registry, which injects faults
+	onScope          // a Registerer of the user's own that forwards to 0 to 2 client_golang wrappers of a scope
 	nRoots
 )
 
@@ -475,13 +483,86 @@ type object struct {
 	vec   *mVec                           // or the vector whose series the model keeps
 	same  func(prometheus.Collector) bool // whether c is this very collector (Words: the same collector)
 	fn    bool                            // its values hold a function, which reflect.DeepEqual never calls equal
+	rec   *mReg                           // or what the scope of rec, in a tree on a forwarder, registers in its place (rule 6)
+	hub   *mTree                          // or what a tree on a forwarder registers in its parent for its unchecked collectors
 }
 
 func (o *object) series() []mSeries {
-	if o.vec != nil {
+	switch {
+	case o.rec != nil:
+		// Rule 13: a registration taken back exposes nothing.
+		if !o.rec.live {
+			return nil
+		}
+		return wrapSeries(o.rec.base.series(), slices.Concat(o.rec.chain, o.rec.scope.view.wraps())...)
+	case o.hub != nil:
+		// Rule 2: the tree's unchecked collectors reach its parent
+		// through one collector of the tree's.
+		var out []mSeries
+		for _, s := range o.hub.scopes {
+			for _, st := range s.steps {
+				if r := st.reg; r != nil && r.live && r.pre == "" {
+					out = append(out, wrapSeries(r.base.series(), slices.Concat(r.chain, s.view.wraps())...)...)
+				}
+			}
+		}
+		return out
+	case o.vec != nil:
 		return o.vec.series()
 	}
 	return o.fixed
+}
+
+// recordObject is what r's scope, which has a view and is in a tree on a
+// forwarder, registers in the forwarder in r's place (rule 6): a collector
+// that describes what r describes through the view, collects it until the
+// scope takes r back, and whose Unwrap returns the user's collector (nil
+// from then on).
+func recordObject(r *mReg) *object {
+	return &object{
+		name:  fmt.Sprintf("%s's record of %s", r.scope.path, r.base.name),
+		descs: wrapDescs(r.base.descs, slices.Concat(r.chain, r.scope.view.wraps())...),
+		rec:   r,
+		same: func(c prometheus.Collector) bool {
+			u, ok := c.(interface{ Unwrap() prometheus.Collector })
+			if !ok {
+				return false
+			}
+			got := u.Unwrap()
+			if !r.live {
+				return got == nil
+			}
+			return got != nil && r.base.same(got) && strings.Contains(fmt.Sprint(c), r.scope.path)
+		},
+	}
+}
+
+// user is the collector whose registration o is, as rule 3 names it: the
+// user's collector behind the records of scopes; nil for a record its scope
+// has taken back, which is no collector of anybody's.
+func (o *object) user() *object {
+	for o != nil && o.rec != nil {
+		if !o.rec.live {
+			return nil
+		}
+		o = o.rec.base
+	}
+	return o
+}
+
+// sameObject reports whether a and b are the same collector (Words): the
+// same object, or the records of two scopes on forwarders of the same
+// collector through the same wrappers and equal views, until either scope
+// takes its registration back.
+func sameObject(a, b *object) bool {
+	if a == b {
+		return true
+	}
+	if a.rec == nil || b.rec == nil || !a.rec.live || !b.rec.live {
+		return false
+	}
+	x, y := a.rec, b.rec
+	return sameObject(x.base, y.base) && chainsEqual(x.chain, y.chain) && chainsEqual(x.scope.view.wraps(), y.scope.view.wraps())
 }
 
 // mVec is a vector: the model keeps its series.
@@ -706,6 +787,19 @@ type mTree struct {
 	reg    *mRegistry
 	outer  []wrap // client_golang wrappers between the outermost scope and the registry, scope side first
 	parent bool   // the registry is the faulty promtest.Parent
+	via    *mVia  // or the tree is on a forwarder over a scope; reg is nil
+	scopes []*mScope
+}
+
+// mVia is the parent of a tree made on a Registerer of the user's own that
+// forwards to client_golang wrappers of a scope (rule 17): to the tree, a
+// registry like any other; to the scope behind, a user registering through
+// the wrappers.
+type mVia struct {
+	scope *mScope
+	chain []wrap  // the wrappers between the forwarder and the scope, forwarder side first
+	hub   *object // what the tree registers there for its unchecked collectors, once it has
+	fwd   prometheus.Registerer
 }
 
 type mScope struct {
@@ -745,7 +839,7 @@ type mReg struct {
 // same reports whether r is of the same collector as o reached through
 // chain (Words).
 func (m *model) same(r *mReg, o *object, chain []wrap) bool {
-	return r.base == o && chainsEqual(r.chain, chain)
+	return sameObject(r.base, o) && chainsEqual(r.chain, chain)
 }
 
 // twins: two registrations of a scope of the same collector with the same
@@ -811,6 +905,10 @@ func (m *model) holds(r *mReg) bool {
 	if r.pre == "" {
 		return true // unchecked: always the scope's
 	}
+	if v := r.scope.tree.via; v != nil {
+		a := m.ask(v, r.ds)
+		return a.kind == aHeld && m.mine(r, a.holder)
+	}
 	e := r.scope.tree.reg.held[r.key]
 	switch {
 	case e == nil:
@@ -818,12 +916,67 @@ func (m *model) holds(r *mReg) bool {
 	case r.scope.view.none():
 		// Without a view, the registry holds collectors, not owners: the
 		// same collector is the scope's, whoever registered it.
-		return !e.rec && e.base == r.base && chainsEqual(e.chain, r.regChain())
+		return !e.rec && sameObject(e.base, r.base) && chainsEqual(e.chain, r.regChain())
 	default:
 		// With a view, only the scope's own registration of the same
 		// collector (r, or a twin of r) is the scope's.
 		return e.rec && e.by.live && e.by.scope == r.scope && m.same(e.by, r.base, r.chain)
 	}
+}
+
+// answer is what the scope behind a forwarder answers when a tree on the
+// forwarder asks who holds an identity (rule 17).
+type answer struct {
+	kind   int
+	holder *object // aHeld: what was registered through the scope behind (rule 3: behind any wrappers); nil for nothing of its tree's
+}
+
+const (
+	aFree  = iota // nobody holds the identity: the question is accepted
+	aHeld         // the question is refused as registered already
+	aError        // another error: closed, a label set twice, a registry that refuses what it describes
+)
+
+// ask is what the scope behind v answers about ds, a question's
+// descriptors: what it answers to a Register through v's wrappers (rules 1
+// and 2), naming, when refused as registered already, what was registered
+// through the scope behind (rule 17).
+func (m *model) ask(v *mVia, ds []mDesc) answer {
+	a := v.scope
+	if a.state != open || len(a.view.clash) > 0 {
+		return answer{kind: aError}
+	}
+	verdict, e, _ := a.tree.reg.decide(wrapDescs(ds, slices.Concat(v.chain, a.view.wraps(), a.tree.outer)...))
+	switch {
+	case verdict == vAccepted:
+		return answer{kind: aFree}
+	case verdict != vTaken:
+		return answer{kind: aError}
+	case !e.rec:
+		return answer{kind: aHeld, holder: e.base}
+	case e.by.live && e.by.scope.tree == a.tree:
+		return answer{kind: aHeld, holder: e.by.base}
+	}
+	return answer{kind: aHeld}
+}
+
+// mine applies rule 7 to a registration r of a tree on a forwarder, whose
+// parent answered that h holds r's identity.
+func (m *model) mine(r *mReg, h *object) bool {
+	switch {
+	case h == nil:
+		return false
+	case r.scope.view.none():
+		return sameObject(h, r.base)
+	}
+	return h.rec != nil && h.rec.live && h.rec.scope == r.scope && m.same(h.rec, r.base, r.chain)
+}
+
+// questionObject is the question a scope of a tree on a forwarder asks
+// about r (rule 17): a collector of nobody's that describes what r
+// describes to the parent.
+func questionObject(r *mReg) *object {
+	return &object{name: "the question about " + r.base.name, descs: r.ds, same: func(prometheus.Collector) bool { return false }}
 }
 
 // outcome is what a Register must return.
@@ -832,6 +985,7 @@ type outcome struct {
 	labels   []string                        // the error must name one of these, if any
 	existing func(prometheus.Collector) bool // kTaken: checks ExistingCollector
 	holders  []*mScope                       // kTaken: the scope of the tree holding the metric, if known; any of them
+	user     *object                         // kTaken: the collector the error names (rule 3)
 	orClosed bool                            // ErrClosed is as right (two rules of rule 1 apply)
 	orLabel  []string                        // an error naming one of these is as right
 }
@@ -870,6 +1024,9 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		s.all = append(s.all, r)
 		return outcome{kind: kOK}
 	}
+	if v := s.tree.via; v != nil {
+		return m.registerVia(s, v, r, accept)
+	}
 	// Rule 2: unchecked collectors are always accepted.
 	if len(o.descs) == 0 {
 		return accept()
@@ -903,7 +1060,7 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		s.tree.reg.put(ds, &entry{base: o, chain: r.regChain(), by: r, rec: !s.view.none()})
 		return accept()
 	case vTaken:
-		out := outcome{kind: kTaken, existing: scopeExisting(e)}
+		out := outcome{kind: kTaken, existing: scopeExisting(e), user: e.owner().user()}
 		// Rule 4: the holder is known for a record of a scope, of any
 		// tree (rule 6), and for the collector itself registered by a
 		// scope of this tree.
@@ -915,12 +1072,51 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 	return outcome{kind: kRefused, labels: bad}
 }
 
+// registerVia applies rules 2 to 4 and 17 to r, a registration of s, in a
+// tree on the forwarder v: the scope behind decides, as its user's
+// Register through v's wrappers, of what s registers in r's place (rule 6):
+// the collector itself, or a record of s's. Unchecked collectors go through
+// one collector of the tree's, registered with the first of them; later ones
+// are recorded without asking the parent again ("What is not promised").
+func (m *model) registerVia(s *mScope, v *mVia, r *mReg, accept func() outcome) outcome {
+	if r.pre == "" {
+		if v.hub == nil {
+			hub := &object{name: "the unchecked collectors of " + s.tree.scopes[0].path, hub: s.tree}
+			if out := m.register(v.scope, v.chain, hub, promtest.Pass, nil); out.kind != kOK {
+				return out
+			}
+			v.hub = hub
+		}
+		return accept()
+	}
+	held, chain := r.base, slices.Concat(r.chain, v.chain)
+	if !s.view.none() {
+		held, chain = recordObject(r), v.chain
+	}
+	out := m.register(v.scope, chain, held, promtest.Pass, nil)
+	switch out.kind {
+	case kOK:
+		return accept()
+	case kTaken:
+		// Rule 4: the parent names the user's collector, so the holder is
+		// known only as a scope of this tree with no view that owns that
+		// collector under that identity.
+		out.holders = nil
+		for _, t := range s.tree.scopes[0].owns() {
+			if t.scope.view.none() && out.user != nil && sameObject(t.base, out.user) && t.key == r.key {
+				out.holders = append(out.holders, t.scope)
+			}
+		}
+	}
+	return out
+}
+
 // scopeExisting checks the ExistingCollector of an AlreadyRegisteredError
 // that a scope returns (rule 3): the collector its owner registered, never
 // a wrapper or an object of promscope's.
 func scopeExisting(e *entry) func(prometheus.Collector) bool {
-	if !e.rec || e.by.live {
-		return e.owner().same
+	if u := e.owner().user(); u != nil && (!e.rec || e.by.live) {
+		return u.same
 	}
 	// A record a faulty parent kept after the scope let go of it is no
 	// collector of anybody's: rule 3 says nil.
@@ -1019,6 +1215,11 @@ func (m *model) unregister(s *mScope, chain []wrap, o *object, fault promtest.Fa
 	case r.pre == "":
 		return tTrue
 	}
+	if v := s.tree.via; v != nil {
+		// Rule 17: the scope asks through the forwarder, and removes
+		// with its question.
+		return m.unregister(v.scope, v.chain, questionObject(r), promtest.Pass)
+	}
 	switch fault {
 	case promtest.Refuse:
 		return tFalse
@@ -1060,6 +1261,12 @@ func (m *model) close(s *mScope, f closeFault) (want []wantUE, panics bool) {
 		return want, true
 	}
 	s.state = closed
+	if v := s.tree.via; v != nil && v.hub != nil && s == s.tree.scopes[0] {
+		// The outermost scope has closed: its collector for the
+		// unchecked ones is unregistered (what the parent answers is
+		// not reported).
+		m.unregister(v.scope, v.chain, v.hub, promtest.Pass)
+	}
 	return want, false
 }
 
@@ -1093,6 +1300,12 @@ func (m *model) undo(s *mScope, f closeFault, want *[]wantUE) bool {
 
 // takeBack undoes one registration in a Close (rules 11 and 13).
 func (m *model) takeBack(r *mReg, f closeFault, want *[]wantUE) (panics bool) {
+	if v := r.scope.tree.via; v != nil && r.pre != "" {
+		m.takeBackVia(v, r, want)
+		r.live = false
+		r.takenIn = m.closes
+		return false
+	}
 	reg := r.scope.tree.reg
 	switch {
 	case r.pre == "":
@@ -1124,25 +1337,51 @@ func (m *model) takeBack(r *mReg, f closeFault, want *[]wantUE) (panics bool) {
 		// twins did.
 		*want = append(*want, wantUE{reg: r})
 	default:
-		// Nobody's: reported, unless a twin came before it in this Close.
-		// A twin taken back by an earlier Close that panicked is not "this
-		// Close"; either is right then.
-		now, before := false, false
-		for _, t := range r.scope.all {
-			if m.twins(r, t) && t.takenIn == m.closes {
-				now = true
-			}
-			if m.twins(r, t) && t.takenIn != 0 && t.takenIn < m.closes {
-				before = true
-			}
-		}
-		if !now {
-			*want = append(*want, wantUE{reg: r, maybe: before})
-		}
+		m.nobodys(r, want)
 	}
 	r.live = false
 	r.takenIn = m.closes
 	return false
+}
+
+// nobodys reports r, whose identity nobody holds, unless a twin came before
+// it in this Close (rule 11). A twin taken back by an earlier Close that
+// panicked is not "this Close"; either is right then.
+func (m *model) nobodys(r *mReg, want *[]wantUE) {
+	now, before := false, false
+	for _, t := range r.scope.all {
+		if m.twins(r, t) && t.takenIn == m.closes {
+			now = true
+		}
+		if m.twins(r, t) && t.takenIn != 0 && t.takenIn < m.closes {
+			before = true
+		}
+	}
+	if !now {
+		*want = append(*want, wantUE{reg: r, maybe: before})
+	}
+}
+
+// takeBackVia applies rule 11 to r, a checked registration of a tree on the
+// forwarder v: the scope asks the scope behind who holds r's identity, and
+// takes r back with its question if the answer is r's collector (rule 17).
+func (m *model) takeBackVia(v *mVia, r *mReg, want *[]wantUE) {
+	a := m.ask(v, r.ds)
+	switch {
+	case a.kind == aHeld && m.mine(r, a.holder):
+		if m.unregister(v.scope, v.chain, questionObject(r), promtest.Pass) != tTrue {
+			*want = append(*want, wantUE{reg: r}) // the parent refused to let go
+		}
+	case a.kind == aFree:
+		// The question took the free identity, and is taken back out.
+		q := questionObject(r)
+		m.register(v.scope, v.chain, q, promtest.Pass, nil)
+		m.unregister(v.scope, v.chain, q, promtest.Pass)
+		m.nobodys(r, want)
+	default:
+		// Somebody else's, or the parent failed the ownership check.
+		*want = append(*want, wantUE{reg: r})
+	}
 }
 
 func (f closeFault) on(r *mReg) promtest.Fault {
@@ -1548,10 +1787,17 @@ func (w *world) collector(in *input) (*object, prometheus.Collector, string) {
 
 func (w *world) root(in *input) {
 	kind := in.n(nRoots)
-	var outer []wrap
-	if kind == onWrapped {
+	var outer, via []wrap
+	var behind *mScope
+	switch kind {
+	case onWrapped:
 		for range 1 + in.n(2) {
 			outer = append(outer, outerWrap(in.next()))
+		}
+	case onScope:
+		behind = w.scope(in)
+		for range in.n(3) {
+			via = append(via, scopeWrap(in.next()))
 		}
 	}
 	opts, own, desc := w.options(in)
@@ -1560,6 +1806,17 @@ func (w *world) root(in *input) {
 	var parent prometheus.Registerer
 	var pdesc string
 	switch kind {
+	case onScope:
+		// The scope behind is in a tree on a registry: a forwarder over a
+		// scope of a tree on a forwarder is not built.
+		if behind == nil || behind.tree.via != nil {
+			return
+		}
+		fwd := promtest.NewParent(nil)
+		fwd.Next = through(behind.real, via)
+		parent, pdesc = fwd, "fwd"+name
+		tree.via = &mVia{scope: behind, chain: via, fwd: fwd}
+		w.say("%s := promtest.NewParent(nil); %s.Next = %s", pdesc, pdesc, chainString(behind.path2(), via))
 	case onReg:
 		parent, pdesc, tree.reg = w.reg, "reg", w.mreg
 	case onNil:
@@ -1591,6 +1848,7 @@ func sep(s string) string {
 }
 
 func (w *world) addScope(s *mScope) {
+	s.tree.scopes = append(s.tree.scopes, s)
 	w.scopes = append(w.scopes, s)
 	w.m.scopes = append(w.m.scopes, s)
 }
@@ -1855,7 +2113,14 @@ func (w *world) close(in *input) {
 func (w *world) outsider(in *input, register bool) {
 	s, ch := w.scope(in), chain(in)
 	o, c, cdesc := w.collector(in)
-	if s == nil || o == nil || s.tree.reg.real == nil {
+	if s == nil || o == nil {
+		return
+	}
+	if v := s.tree.via; v != nil {
+		w.viaOutsider(s, v, ch, o, c, cdesc, register)
+		return
+	}
+	if s.tree.reg.real == nil {
 		return
 	}
 	stack := slices.Concat(ch, s.view.wraps(), s.tree.outer)
@@ -1902,6 +2167,27 @@ func (w *world) outsider(in *input, register bool) {
 		if err == nil || errors.As(err, &are) {
 			w.fail("the registry returned %v, want its own refusal", err)
 		}
+	}
+}
+
+// viaOutsider is an outsider of a tree on the forwarder v: it registers or
+// unregisters on the forwarder, which is, to the scope behind, its user
+// registering through v's wrappers (rule 17).
+func (w *world) viaOutsider(s *mScope, v *mVia, ch []wrap, o *object, c prometheus.Collector, cdesc string, register bool) {
+	stack := slices.Concat(ch, s.view.wraps())
+	chain := slices.Concat(stack, v.chain)
+	r := through(v.fwd, stack)
+	target := chainString("fwd"+s.tree.scopes[0].path, stack)
+	if register {
+		want := w.m.register(v.scope, chain, o, promtest.Pass, nil)
+		w.say("err = %s.Register(%s) // an outsider", target, cdesc)
+		w.checkErr("the forwarder's Register", r.Register(c), want, o, passedThrough(c, chain))
+		return
+	}
+	want := w.m.unregister(v.scope, chain, o, promtest.Pass)
+	w.say("ok = %s.Unregister(%s) // an outsider", target, cdesc)
+	if got := r.Unregister(c); got != (want == tTrue) {
+		w.fail("the forwarder's Unregister returned %v, want %v", got, want == tTrue)
 	}
 }
 
@@ -2350,6 +2636,10 @@ func root(kind int, o []byte) []byte { return prog([]byte{opRoot, byte(kind)}, o
 
 func rootWrapped(outer []byte, o []byte) []byte {
 	return prog([]byte{opRoot, onWrapped, byte(len(outer) - 1)}, outer, o)
+}
+
+func rootOnScope(scope int, ws []byte, o []byte) []byte {
+	return prog([]byte{opRoot, onScope, byte(scope), byte(len(ws))}, ws, o)
 }
 
 func nest(scope, how int, o []byte) []byte { return prog([]byte{opNest, byte(scope), byte(how)}, o) }
@@ -2827,6 +3117,58 @@ var seeds = []seed{
 			register(2, none, cG1a, modeMust, noFault),
 			unregister(1, []byte{wp(1), wl(0, 0)}, cGauges0, noFault),
 			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "a tree on a forwarder over a wrapper of a scope",
+		// s1 is made on a Registerer of the user's own that forwards to
+		// WrapRegistererWith({l1="x"}, s0): an outermost scope, whose
+		// registrations s0 owns as its user's (rule 17). s1 registers g0a,
+		// u0 and v0a with its label l2="x"; s0 and the registry expose them
+		// with l1 and l0 too. s1.Close takes them back through s0, and s2,
+		// made the same way, registers g0a again.
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			rootOnScope(0, []byte{wl(1, 0)}, opts(-1, lbl(2, 0))),
+			register(1, none, cG0a, modeRegister, noFault),
+			register(1, none, cU0, modeRegister, noFault),
+			register(1, none, cVec0a, modeRegister, noFault),
+			addSeries(vVec0a, 0, 0, 1),
+			closeScope(1, noFault, 0),
+			rootOnScope(0, []byte{wl(1, 0)}, opts(-1, lbl(2, 0))),
+			register(2, none, cG0a, modeRegister, noFault),
+		),
+	},
+	{
+		name: "registered again by a tree on a forwarder",
+		// s1, on a forwarder over s0, registers g0a with l1="x". An
+		// outsider removes it from the registry, and s1 registers g0a
+		// again: s0 owns both registrations of what is the same collector
+		// to it (Words), and gathers and counts it once (rule 19). s1's
+		// Close reports the first as nobody's.
+		program: prog(
+			root(onReg, noOpts()),
+			rootOnScope(0, none, opts(-1, lbl(1, 0))),
+			register(1, none, cG0a, modeRegister, noFault),
+			outUnregister(0, []byte{wl(1, 0)}, cG0a),
+			register(1, none, cG0a, modeRegister, noFault),
+			closeScope(1, noFault, 0),
+		),
+	},
+	{
+		name: "the scope behind a forwarder closes first",
+		// s0 closes, taking back what s1, on a forwarder over it,
+		// registered through it. s1's Register gets s0's ErrClosed (rule
+		// 2), and s1's Close reports its registrations (rule 11).
+		program: prog(
+			root(onReg, noOpts()),
+			rootOnScope(0, none, noOpts()),
+			register(1, none, cG0a, modeRegister, noFault),
+			register(1, none, cU0, modeRegister, noFault),
+			closeScope(0, noFault, 0),
+			register(1, none, cG1a, modeRegister, noFault),
+			register(1, none, cU1, modeRegister, noFault),
+			closeScope(1, noFault, 0),
 		),
 	},
 	{

@@ -188,10 +188,10 @@ func (s *Scope) Register(c prometheus.Collector) error {
 // and, if the parent refused c as registered already, what it named as the
 // holder of c's identity (see root.add).
 func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, parents bool, err error) {
+	n := s.node("Register")
 	if nilness.IsNil(c) {
 		return nil, false, ErrNilCollector
 	}
-	n := s.node("Register")
 	r := &record{c: c, n: n}
 	var k kind
 	r.descs, k = appendDescs(r.one[:0], c)
@@ -230,6 +230,7 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, p
 // AlreadyRegisteredError, so that
 // errors.As(v.(error), &prometheus.AlreadyRegisteredError{}) still finds it.
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
+	s.node("MustRegister")
 	for _, c := range cs {
 		holder, parents, err := s.register(c)
 		if err != nil && parents {

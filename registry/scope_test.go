@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"testing"
 	"weak"
 
@@ -57,15 +56,20 @@ func TestNewScope(t *testing.T) {
 	// they would register or make a scope, and are empty otherwise.
 	for name, s := range map[string]*registry.Scope{"zero scope": {}, "nil scope": nil} {
 		t.Run(name, func(t *testing.T) {
-			for name, f := range map[string]func(){
-				"Register":      func() { _ = s.Register(promtest.Gauge("jobs", 1)) },
-				"MustRegister":  func() { s.MustRegister(promtest.Gauge("jobs", 1)) },
-				"NewScope":      func() { s.Child() },
-				"DeleteOnClose": func() { s.DeleteOnClose(prometheus.Labels{"a": "b"}, promtest.CounterVec("v", "a")) },
+			for _, call := range []struct {
+				method string
+				f      func()
+			}{
+				{"Register", func() { _ = s.Register(promtest.Gauge("jobs", 1)) }},
+				{"Register", func() { _ = s.Register(nil) }},
+				{"MustRegister", func() { s.MustRegister(promtest.Gauge("jobs", 1)) }},
+				{"MustRegister", func() { s.MustRegister() }},
+				{"NewScope", func() { s.Child() }},
+				{"DeleteOnClose", func() { s.DeleteOnClose(prometheus.Labels{"a": "b"}, promtest.CounterVec("v", "a")) }},
 			} {
-				want := "registry: " + strings.TrimPrefix(name, "Must") + " on a Scope that NewScope did not make"
-				if msg, ok := promtest.Panic(f).(string); !ok || msg != want {
-					t.Errorf("%s panicked with %#v", name, msg)
+				want := "registry: " + call.method + " on a Scope that NewScope did not make"
+				if msg, ok := promtest.Panic(call.f).(string); !ok || msg != want {
+					t.Errorf("%s panicked with %#v, want %q", call.method, msg, want)
 				}
 			}
 			if mfs, err := s.Gather(); s.Unregister(promtest.Gauge("jobs", 1)) || s.Len() != 0 || s.Close() != nil || len(mfs) != 0 || err != nil || s.String() != "" {

@@ -262,4 +262,28 @@ func TestLeakReport(t *testing.T) {
 		}
 		registrytest.VerifyNone(t, reg)
 	})
+
+	// A Scope copied into a component's struct, as a value, is not
+	// dropped while the copy is in use, though the pointer NewScope
+	// returned is gone: it is reported when the copy is dropped too.
+	t.Run("copied by value", func(t *testing.T) {
+		ch := make(leaks, 4)
+		reg := prometheus.NewPedanticRegistry()
+		type component struct{ scope registry.Scope }
+		c := &component{scope: *registry.NewScope(reg, registry.WithName("copied"), registry.WithLeakReport(ch.report))}
+		c.scope.MustRegister(promtest.Gauge("in_use", 1))
+		if got := ch.wait(1, 20); len(got) != 0 {
+			t.Fatalf("reported while the copy is in use: %+v", got)
+		}
+		promtest.Expose(t, reg, "in_use{} 1")
+		runtime.KeepAlive(c)
+		got := ch.wait(1, 500)
+		if len(got) != 1 || got[0].Scope != "copied" || !slices.Equal(got[0].Metrics, []string{"in_use"}) {
+			t.Fatalf("reported %+v once the copy was dropped, want copied with in_use", got)
+		}
+		if err := got[0].Close(); err != nil {
+			t.Error(err)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
 }

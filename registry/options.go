@@ -70,11 +70,11 @@ func WithName(name string) Option {
 }
 
 // WithLeakReport makes the scope, and every scope nested in it, report itself
-// if it is dropped without Close: when the handle NewScope returned becomes
-// unreachable while the scope, or a scope nested in it, still owns
-// registrations, or has a [Scope.DeleteOnClose] pending whose vectors still
-// hold series with its labels, report is called once, with what it left
-// behind (see [Leak]). It is called from a runtime cleanup, on a goroutine
+// if it is dropped without Close: when the Scope NewScope returned, and
+// every copy of it, are unreachable while the scope, or a scope nested in
+// it, still owns registrations, or has a [Scope.DeleteOnClose] pending whose
+// vectors still hold series with its labels, report is called once, with
+// what it left behind (see [Leak]). It is called from a runtime cleanup, on a goroutine
 // of the runtime's, possibly with other reports at the same time: guard what
 // it shares with the program. report must not block, and must not refer to
 // the scope.

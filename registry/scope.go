@@ -24,8 +24,16 @@ var (
 // Child and DeleteOnClose panic on them, and everything else treats them as
 // an empty scope.
 type Scope struct {
-	n       *node
-	cleanup runtime.Cleanup // reports the scope if it is dropped without Close; set once
+	n     *node
+	watch *watch // with a leak report; shared by every copy of the Scope
+}
+
+// A watch is what the leak report of a scope waits on: an object of its
+// own that every copy of a Scope refers to, and nothing else does, so that
+// the report comes when the last copy is dropped, and not when the Scope
+// NewScope returned is copied into a struct and dropped.
+type watch struct {
+	cleanup runtime.Cleanup // reports the scope; set once
 }
 
 // NewScope returns an open scope that registers into parent, applying opts
@@ -62,8 +70,8 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 		report = up.report
 	}
 	// A scope is made in one allocation with its node and, for a root,
-	// its root. With a leak report, the node and the root are objects of
-	// their own: the report reads them once the Scope is garbage.
+	// its root. With a leak report, the Scope is an object of its own:
+	// the report keeps the node, which must not keep the watch.
 	var s *Scope
 	var n *node
 	var rt *root
@@ -104,7 +112,8 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	n.str = scopeString(n.name, n.view)
 	if n.report != nil {
 		n.created = madeAt()
-		s.cleanup = runtime.AddCleanup(s, reportLeak, n)
+		s.watch = &watch{}
+		s.watch.cleanup = runtime.AddCleanup(s.watch, reportLeak, n)
 	}
 	if up != nil {
 		up.adopt(n)
@@ -331,8 +340,10 @@ func (s *Scope) Close() error {
 	if s == nil || s.n == nil {
 		return nil
 	}
-	s.cleanup.Stop()
+	if s.watch != nil {
+		s.watch.cleanup.Stop()
+	}
 	err := s.n.close()
-	runtime.KeepAlive(s)
+	runtime.KeepAlive(s.watch)
 	return err
 }

@@ -18,10 +18,12 @@ import (
 // An Index lists scope trees for [Handler]: every outermost scope made with
 // [WithIndex] is listed from NewScope until its Close completes, with the
 // scopes nested in it. The index holds the scopes, not their users' handles,
-// so an outermost scope that was dropped without Close is still listed, as
-// it still has registrations in the parent; its leak report (see
-// [WithLeakReport]) is how it can be closed. The zero value is an empty
-// index, ready to use.
+// so an outermost scope that was dropped without Close while it still owned
+// something is still listed, as it still has registrations in the parent;
+// its leak report (see [WithLeakReport]) is how it can be closed. One
+// dropped while it owned nothing, not even a nested scope, is closed when
+// the garbage collector finds its handle unreachable, and so leaves the
+// index. The zero value is an empty index, ready to use.
 type Index struct {
 	mu    sync.Mutex
 	roots list // guarded by mu; the outermost scopes, oldest first

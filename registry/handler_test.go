@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -185,11 +186,30 @@ func TestHandler(t *testing.T) {
 		}()
 		registry.NewScope(reg, registry.WithName("closed"), registry.WithIndex(&x)).Close()
 		kept.Child(registry.WithName("inner"), registry.WithIndex(&registry.Index{}))
-		runtime.GC() // the leaked scope's handle is garbage by now
-		want := "kept: 0 collectors\n  kept/inner: 0 collectors\nleaked: 1 collector: jobs\n"
-		if got := body(serve(registry.Handler(&x), http.MethodGet, "/")); got != want {
+		// Scopes dropped while they own nothing are closed, and leave
+		// the index or the scope they are nested in.
+		func() {
+			emptied := registry.NewScope(reg, registry.WithName("emptied"), registry.WithIndex(&x))
+			g := promtest.Gauge("gone", 1)
+			emptied.MustRegister(g)
+			emptied.Unregister(g)
+		}()
+		where := line()
+		program := registry.NewScope(reg, registry.WithName("program"), registry.WithIndex(&x), registry.WithLeakReport(func(registry.Leak) {}))
+		func() { program.Child(registry.WithName("dropped")) }()
+		want := "kept: 0 collectors\n  kept/inner: 0 collectors\nleaked: 1 collector: jobs\nprogram (made at " + where + "): 0 collectors\n"
+		var got string
+		for range 100 {
+			runtime.GC() // the handles dropped are garbage by now, and their cleanups run soon after
+			if got = body(serve(registry.Handler(&x), http.MethodGet, "/")); got == want {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got != want {
 			t.Errorf("the page is %q, want %q", got, want)
 		}
+		runtime.KeepAlive(program)
 	})
 
 	// A page being written holds no lock of the scope's: Register,

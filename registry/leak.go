@@ -59,16 +59,30 @@ func (l Leak) Close() error {
 	return l.n.close()
 }
 
-// reportLeak is the cleanup of a scope made with WithLeakReport: its handle
-// is garbage. A scope whose Close, or that of a scope it is nested in, has
-// begun is not reported, nor is one nested in a scope reported already, whose
-// Leak takes it back too, nor one that holds nothing that no report named.
+// reportLeak is the cleanup of a scope made with WithLeakReport, or of an
+// outermost scope made with WithIndex: its handle is garbage. A scope whose
+// Close, or that of a scope it is nested in, has begun is not reported, nor
+// is one nested in a scope reported already, whose Leak takes it back too,
+// nor one that holds nothing that no report named.
+//
+// A scope that is not reported, and holds nothing at all, is closed: nobody
+// can register through it or nest a scope in it any more, and so the scope
+// it is nested in, or the Index, no longer keeps it.
 //
 // The runtime may run cleanups at the same time, so the reports of one tree
 // are decided one at a time.
 func reportLeak(n *node) {
-	if metrics := n.leaked(); len(metrics) > 0 {
-		n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
+	if n.report != nil {
+		if metrics := n.leaked(); len(metrics) > 0 {
+			n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
+			return
+		}
+	}
+	n.mu.Lock()
+	empty := n.items.head == nil
+	n.mu.Unlock()
+	if empty {
+		n.close()
 	}
 }
 

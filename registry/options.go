@@ -90,6 +90,9 @@ func WithName(name string) Option {
 // those metrics back: keep such a handle, or make the view with
 // [prometheus.WrapRegistererWith], whose registrations the scope owns.
 //
+// A scope dropped while it owns nothing, not even a nested scope, is not
+// reported but closed, so that the scope it is nested in no longer keeps it.
+//
 // Without this option nothing is tracked and nothing costs; with it, each
 // scope records where it was made (one runtime.Callers) and adds a runtime
 // cleanup. A scope that its own collectors keep reachable, such as a

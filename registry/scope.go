@@ -25,15 +25,16 @@ var (
 // an empty scope.
 type Scope struct {
 	n     *node
-	watch *watch // with a leak report; shared by every copy of the Scope
+	watch *watch // with a leak report or an index; shared by every copy of the Scope
 }
 
-// A watch is what the leak report of a scope waits on: an object of its
-// own that every copy of a Scope refers to, and nothing else does, so that
-// the report comes when the last copy is dropped, and not when the Scope
-// NewScope returned is copied into a struct and dropped.
+// A watch is what the cleanup of a scope with a leak report or an index
+// waits on (see reportLeak): an object of its own that every copy of a Scope
+// refers to, and nothing else does, so that the cleanup runs when the last
+// copy is dropped, and not when the Scope NewScope returned is copied into
+// a struct and dropped.
 type watch struct {
-	cleanup runtime.Cleanup // reports the scope; set once
+	cleanup runtime.Cleanup // runs reportLeak; set once
 }
 
 // NewScope returns an open scope that registers into parent, applying opts
@@ -70,13 +71,14 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 		report = up.report
 	}
 	// A scope is made in one allocation with its node and, for a root,
-	// its root. With a leak report, the Scope is an object of its own:
-	// the report keeps the node, which must not keep the watch.
+	// its root. A watched scope's Scope is an object of its own: the
+	// cleanup keeps the node, which must not keep the watch.
+	watched := report != nil || up == nil && o.index != nil
 	var s *Scope
 	var n *node
 	var rt *root
 	switch {
-	case report != nil:
+	case watched:
 		s, n = &Scope{}, &node{}
 		if up == nil {
 			rt = &root{}
@@ -112,6 +114,8 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	n.str = scopeString(n.name, n.view)
 	if n.report != nil {
 		n.created = madeAt()
+	}
+	if watched {
 		s.watch = &watch{}
 		s.watch.cleanup = runtime.AddCleanup(s.watch, reportLeak, n)
 	}

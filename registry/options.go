@@ -105,7 +105,8 @@ func WithLeakReport(report func(Leak)) Option {
 // WithIndex lists the scope in x, for [Handler], from NewScope until its
 // Close completes, with every scope nested in it. It applies to an
 // outermost scope; a nested scope is listed under the scope it is nested
-// in, and ignores it.
+// in, and ignores it. A runtime cleanup closes the scope if it is dropped
+// while it owns nothing, so that x no longer lists it (see [Index]).
 func WithIndex(x *Index) Option {
 	return optionFunc(func(o *options) { o.index = x })
 }

@@ -159,8 +159,10 @@ func (e *collisionError) Unwrap() error { return e.err }
 // viewed collector is its scope's registration, whichever tree that scope is
 // in. Any other holder is a collector as somebody gave it to the parent,
 // which is a registration of a scope of n's tree with no view if one holds
-// that collector with that identity (the newest, when several do: only
-// somebody else's Unregister can have freed the identity for the others).
+// that collector with that identity. When several do (only somebody else's
+// Unregister can have freed the identity for the others), the registry
+// holds the collector for all of them, and the last in the tree's order is
+// named.
 //
 // Any other error is wrapped with the String of the scope refused, if it
 // has one.
@@ -194,7 +196,7 @@ func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Co
 		// The error names the user's collector behind any wrappers, as
 		// userOf finds it.
 		if u, _ := userOf(r.c); sameCollector(u, are.ExistingCollector) {
-			e.holder = r.n // the last such record: the newest registration of the collector
+			e.holder = r.n
 		}
 	}
 	return e

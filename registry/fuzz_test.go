@@ -1064,8 +1064,19 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		// Rule 4: the holder is known for a record of a scope, of any
 		// tree (rule 6), and for the collector itself registered by a
 		// scope of this tree.
-		if e.by != nil && e.by.live && (e.rec || e.by.scope.tree == s.tree) {
+		switch {
+		case e.by == nil || !e.by.live:
+		case e.rec:
 			out.holders = []*mScope{e.by.scope}
+		case e.by.scope.tree == s.tree:
+			// The registry holds the collector, not an owner: any scope
+			// of the tree with no view that owns it under that identity
+			// holds it ("What is not promised").
+			for _, t := range s.tree.scopes[0].owns() {
+				if t.scope.view.none() && sameObject(t.base, e.base) && t.key == e.key {
+					out.holders = append(out.holders, t.scope)
+				}
+			}
 		}
 		return out
 	}
@@ -1905,6 +1916,24 @@ func (w *world) nest(in *input) {
 // path2 is the Go variable of a scope in the trace.
 func (s *mScope) path2() string { return s.path[strings.LastIndex(s.path, "/")+1:] }
 
+// str is what s's String returns (rule 23): its name, then its view's
+// labels in braces and its prefix, as Scope.String's doc shows them:
+// mirror/west{cluster="west"} prefix="mirror_".
+func (s *mScope) str() string {
+	out := s.path
+	if len(s.view.labels) > 0 {
+		var parts []string
+		for _, p := range sortedPairs(s.view.labels) {
+			parts = append(parts, fmt.Sprintf("%s=%q", p.name, p.value))
+		}
+		out += "{" + strings.Join(parts, ",") + "}"
+	}
+	if s.view.prefix != "" {
+		out += fmt.Sprintf(" prefix=%q", s.view.prefix)
+	}
+	return out
+}
+
 // registerFault returns the fault to inject into a Register on s, if the
 // model can tell the parent gets the call: a checked collector whose
 // descriptors are valid, on an open scope without a label set twice.
@@ -2403,28 +2432,24 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 	if msg := mismatch(err, want, o, passed); msg != "" {
 		w.fail("%s panicked with %v; %s (rule 4)", what, err, msg)
 	}
-	if str := s.real.String(); named && str != "" && (want.kind == kRefused || want.kind == kInjected) && !strings.HasPrefix(err.Error(), "registry: scope "+str+": ") {
-		w.fail("%s panicked with %q, want it to name the scope refused, %s (rule 4)", what, err, str)
+	if !named || s.view.clash != nil {
+		return
 	}
-	if named && want.kind == kTaken && len(want.holders) > 0 {
-		if !slices.ContainsFunc(want.holders, func(h *mScope) bool { return namesScope(err.Error(), h.path) }) {
-			w.fail("%s panicked with %q, want it to name the scope holding the metric, %s (rule 4)", what, err, want.holders[0].path)
-		}
+	if k := want.kind; (k == kRefused || k == kInjected || k == kTaken) && !strings.HasPrefix(err.Error(), "registry: scope "+s.str()+": ") {
+		w.fail("%s panicked with %q, want it to name the scope refused, %s (rule 4)", what, err, s.str())
 	}
-}
-
-// namesScope reports whether msg holds the scope name path as a whole name.
-func namesScope(msg, path string) bool {
-	for i := 0; ; {
-		j := strings.Index(msg[i:], path)
-		if j < 0 {
-			return false
+	if want.kind != kTaken {
+		return
+	}
+	// Rule 4: the scope holding the metric, or outside the tree.
+	says := func(holder string) bool { return strings.Contains(err.Error(), " is already registered "+holder+": ") }
+	switch {
+	case len(want.holders) == 0:
+		if !says("outside its tree") {
+			w.fail("%s panicked with %q, want it to say the metric is held outside the tree (rule 4)", what, err)
 		}
-		end := i + j + len(path)
-		if end == len(msg) || !strings.ContainsRune("0123456789", rune(msg[end])) {
-			return true
-		}
-		i = end
+	case !slices.ContainsFunc(want.holders, func(h *mScope) bool { return says("by scope " + h.str()) }):
+		w.fail("%s panicked with %q, want it to name the scope holding the metric, %s (rule 4)", what, err, want.holders[0].str())
 	}
 }
 
@@ -2458,19 +2483,19 @@ func (w *world) checkClose(s *mScope, err error, want []wantUE) {
 	})
 	sameDel := len(des) == len(wantDel)
 	for i := 0; sameDel && i < len(des); i++ {
-		sameDel = slices.Equal(des[i].Series, wantDel[i].left) && des[i].Scope == wantDel[i].scope.real.String()
+		sameDel = slices.Equal(des[i].Series, wantDel[i].left) && des[i].Scope == wantDel[i].scope.str()
 	}
 	if !sameDel {
 		var wd, gd []string
 		for _, u := range wantDel {
-			wd = append(wd, fmt.Sprintf("%s: %q", u.scope.real.String(), u.left))
+			wd = append(wd, fmt.Sprintf("%s: %q", u.scope.str(), u.left))
 		}
 		for _, d := range des {
 			gd = append(gd, fmt.Sprintf("%s: %q", d.Scope, d.Series))
 		}
 		w.fail("Close reported the DeleteErrors %q, want %q (rule 18)", gd, wd)
 	}
-	if !matchUEs(ues, want, s) {
+	if !matchUEs(ues, want) {
 		var wd []string
 		for _, u := range want {
 			wd = append(wd, fmt.Sprintf("%s of %s %q (maybe %v)", u.reg.base.name, u.reg.scope.path, u.reg.names, u.maybe))
@@ -2483,24 +2508,23 @@ func (w *world) checkClose(s *mScope, err error, want []wantUE) {
 	}
 }
 
-func matchUEs(got []*registry.UnregisterError, want []wantUE, closer *mScope) bool {
+func matchUEs(got []*registry.UnregisterError, want []wantUE) bool {
 	if len(want) == 0 {
 		return len(got) == 0
 	}
-	if len(got) > 0 && ueIs(got[0], want[0].reg, closer) && matchUEs(got[1:], want[1:], closer) {
+	if len(got) > 0 && ueIs(got[0], want[0].reg) && matchUEs(got[1:], want[1:]) {
 		return true
 	}
-	return want[0].maybe && matchUEs(got, want[1:], closer)
+	return want[0].maybe && matchUEs(got, want[1:])
 }
 
-// ueIs reports whether ue reports r: its metrics as the scope sees them, or as
-// the registry does; its scope the one that owned r or the one whose Close
-// was called.
-func ueIs(ue *registry.UnregisterError, r *mReg, closer *mScope) bool {
-	if !slices.Equal(ue.Metrics, r.names) && !slices.Equal(ue.Metrics, r.full) {
+// ueIs reports whether ue reports r: the metrics as the outermost scope's
+// parent sees them, and the scope that owned r (rules 11, 24).
+func ueIs(ue *registry.UnregisterError, r *mReg) bool {
+	if !slices.Equal(ue.Metrics, r.names) {
 		return false
 	}
-	return ue.Scope == r.scope.real.String() || ue.Scope == closer.real.String()
+	return ue.Scope == r.scope.str()
 }
 
 // check compares everything observable with the model after an operation.
@@ -2513,6 +2537,11 @@ func (w *world) check() {
 		}
 	}
 	for _, s := range w.scopes {
+		// Rule 23; which of two values of a label set twice a scope
+		// shows is not said.
+		if got := s.real.String(); s.view.clash == nil && got != s.str() {
+			w.fail("%s: String is %q, want %q (rule 23)", s.path, got, s.str())
+		}
 		want := w.m.scopeSeries(s)
 		if n := len(w.m.gathered(s)); s.state == closed && s.real.Len() != 0 || s.state != closed && s.real.Len() != n {
 			w.fail("%s (%s): Len is %d, want %d (rule 19)", s.path, stateNames[s.state], s.real.Len(), n)

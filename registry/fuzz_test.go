@@ -46,7 +46,7 @@ package registry_test
 // Where the contract leaves a choice open, the model accepts each reading
 // and says so in a comment (search for "either").
 //
-// The seeds are stories, each told in a comment; the last eight are the
+// The seeds are stories, each told in a comment; the last nine are the
 // stories in which the model first disagreed with the code.
 
 import (
@@ -985,7 +985,6 @@ type outcome struct {
 	labels   []string                        // the error must name one of these, if any
 	existing func(prometheus.Collector) bool // kTaken: checks ExistingCollector
 	holders  []*mScope                       // kTaken: the scope of the tree holding the metric, if known; any of them
-	user     *object                         // kTaken: the collector the error names (rule 3)
 	orClosed bool                            // ErrClosed is as right (two rules of rule 1 apply)
 	orLabel  []string                        // an error naming one of these is as right
 }
@@ -1060,27 +1059,33 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		s.tree.reg.put(ds, &entry{base: o, chain: r.regChain(), by: r, rec: !s.view.none()})
 		return accept()
 	case vTaken:
-		out := outcome{kind: kTaken, existing: scopeExisting(e), user: e.owner().user()}
+		out := outcome{kind: kTaken, existing: scopeExisting(e)}
 		// Rule 4: the holder is known for a record of a scope, of any
 		// tree (rule 6), and for the collector itself registered by a
 		// scope of this tree.
-		switch {
-		case e.by == nil || !e.by.live:
-		case e.rec:
+		if e.rec && e.by.live {
 			out.holders = []*mScope{e.by.scope}
-		case e.by.scope.tree == s.tree:
-			// The registry holds the collector, not an owner: any scope
-			// of the tree with no view that owns it under that identity
-			// holds it ("What is not promised").
-			for _, t := range s.tree.scopes[0].owns() {
-				if t.scope.view.none() && sameObject(t.base, e.base) && t.key == e.key {
-					out.holders = append(out.holders, t.scope)
-				}
-			}
+		} else if !e.rec {
+			out.holders = m.holders(s.tree, r.key)
 		}
 		return out
 	}
 	return outcome{kind: kRefused, labels: bad}
+}
+
+// holders applies rules 4 and 7 to an identity key that the registry
+// holds a collector under: the scopes of tree with no view whose
+// registration it is. The registry holds collectors, not owners: if two
+// such scopes own the same collector, either holds it ("What is not
+// promised").
+func (m *model) holders(tree *mTree, key string) []*mScope {
+	var out []*mScope
+	for _, t := range tree.scopes[0].owns() {
+		if t.scope.view.none() && t.key == key && m.holds(t) {
+			out = append(out, t.scope)
+		}
+	}
+	return out
 }
 
 // registerVia applies rules 2 to 4 and 17 to r, a registration of s, in a
@@ -1110,14 +1115,8 @@ func (m *model) registerVia(s *mScope, v *mVia, r *mReg, accept func() outcome) 
 		return accept()
 	case kTaken:
 		// Rule 4: the parent names the user's collector, so the holder is
-		// known only as a scope of this tree with no view that owns that
-		// collector under that identity.
-		out.holders = nil
-		for _, t := range s.tree.scopes[0].owns() {
-			if t.scope.view.none() && out.user != nil && sameObject(t.base, out.user) && t.key == r.key {
-				out.holders = append(out.holders, t.scope)
-			}
-		}
+		// known only as a scope of this tree with no view.
+		out.holders = m.holders(s.tree, r.key)
 	}
 	return out
 }
@@ -3302,5 +3301,19 @@ var seeds = []seed{
 		// times, so the two are not the same collector (Words), and
 		// Unregister returns false (rule 8).
 		program: []byte("2\x17\x17\x10\x17\x17\x17\x17\x17\x17\x17\x7f\x1700\v\x17\x17\x17\xffz0\x17\xf3\xf8|L\xfb\x17\x17\x17\x17"),
+	},	{
+		name: "the holder of a collector an outsider registered again",
+		// Found by fuzzing. s0 registers an odd value; an outsider
+		// unregisters it and registers an equal value, the same
+		// collector (Words). The registry holds collectors, not owners,
+		// so s0's MustRegister of it again names s0 as the holder (rules
+		// 4 and 7), not somebody outside the tree.
+		program: prog(
+			root(onParent, noOpts()),
+			register(0, none, cOdd, modeRegister, noFault),
+			outUnregister(0, none, cOdd),
+			outRegister(0, none, cOdd),
+			register(0, none, cOdd, modeMust, noFault),
+		),
 	},
 }

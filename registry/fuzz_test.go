@@ -154,8 +154,9 @@ const (
 	fault1      // Register: Fail;  Unregister, Close: Refuse
 	fault2      // Register: Claim; Unregister, Close: LieKept
 	fault3      // Register: ClaimNobody; Unregister, Close: LieRemoved
-	fault4      // Register: PanicAfter; Close: Panicking
-	nFaults = 8 // 5 to 7: no fault
+	fault4      // Register: PanicAfter; Unregister, Close: Panicking
+	fault5      // Unregister: PanicAfter
+	nFaults = 8 // 5 to 7: no fault, but for fault5
 )
 
 // The collectors a program registers: indexes into world.pool, then a nil
@@ -1201,6 +1202,7 @@ const (
 	tFalse tri = iota
 	tTrue
 	tEither
+	tPanics // the parent's panic goes on
 )
 
 // unregister applies rules 8 and 9 to Unregister(c) on s through chain.
@@ -1213,6 +1215,13 @@ func (m *model) unregister(s *mScope, chain []wrap, o *object, fault promtest.Fa
 		return tFalse
 	}
 	mine := m.holds(r)
+	if mine && r.pre != "" && (fault == promtest.Panicking || fault == promtest.PanicAfter) {
+		// Rule 9: the panic goes on, and the scope forgets nothing.
+		if fault == promtest.PanicAfter {
+			s.tree.reg.remove(r.key)
+		}
+		return tPanics
+	}
 	// Rule 9: the scope forgets r and its twins, whatever the registry holds.
 	for _, t := range s.owns() {
 		if t == r || m.twins(r, t) {
@@ -2047,7 +2056,7 @@ func (w *world) unregister(in *input) {
 	fault := promtest.Pass
 	if s.tree.parent && o != nil && s.state == open {
 		if r := w.m.find(s, o, ch); r != nil && r.pre != "" && w.m.holds(r) {
-			f := []promtest.Fault{promtest.Pass, promtest.Refuse, promtest.LieKept, promtest.LieRemoved}
+			f := []promtest.Fault{promtest.Pass, promtest.Refuse, promtest.LieKept, promtest.LieRemoved, promtest.Panicking, promtest.PanicAfter}
 			if fb%nFaults < len(f) {
 				fault = f[fb%nFaults]
 			}
@@ -2060,9 +2069,15 @@ func (w *world) unregister(in *input) {
 	defer w.disarm()
 	want := w.m.unregister(s, ch, o, fault)
 	w.say("ok = %s.Unregister(%s)", chainString(s.path2(), ch), cdesc)
-	got := through(s.real, ch).Unregister(c)
+	var got bool
+	v := promtest.Panic(func() { got = through(s.real, ch).Unregister(c) })
 	w.disarm()
-	if want != tEither && got != (want == tTrue) {
+	if panicked := v != nil; panicked != (want == tPanics) {
+		w.fail("Unregister panicked with %v, want the parent's panic to go on: %v (rule 9)", v, want == tPanics)
+	} else if err, _ := v.(error); panicked && !errors.Is(err, promtest.ErrInjected) {
+		w.fail("Unregister panicked with %v, want the parent's %v (rule 9)", v, promtest.ErrInjected)
+	}
+	if want != tEither && want != tPanics && got != (want == tTrue) {
 		w.fail("Unregister returned %v, want %v", got, want == tTrue)
 	}
 }
@@ -3197,6 +3212,25 @@ var seeds = []seed{
 			register(1, none, cG1a, modeRegister, noFault),
 			register(1, none, cU1, modeRegister, noFault),
 			closeScope(1, noFault, 0),
+		),
+	},
+	{
+		name: "the parent panics in Unregister",
+		// s0 registers g0a and g1a, and a child with labels registers h0a.
+		// The parent panics in the Unregister of g0, before removing it,
+		// then in that of h0, after: the panic goes on, and the scopes
+		// forget nothing (rule 9). An outsider unregisters g0. Close
+		// reports h0, then g0, as nobody's, in their turn (rules 10, 11).
+		program: prog(
+			root(onParent, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(0, none, cG1a, modeRegister, noFault),
+			nest(0, byChild, opts(-1, lbl(0, 0))),
+			register(1, none, cH0a, modeRegister, noFault),
+			unregister(0, none, cG0a, fault4),
+			unregister(1, none, cH0a, fault5),
+			outUnregister(0, none, cG0a),
+			closeScope(0, noFault, 0),
 		),
 	},
 	{

@@ -287,28 +287,17 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 	if n.stopped() {
 		return false
 	}
-	// The record leaves the list while it is taken back; if the parent
-	// panics, it goes back, for Close.
 	n.mu.Lock()
 	r := n.lookup(c, ds)
-	if r != nil {
-		n.unlink(&r.item)
-	}
 	n.mu.Unlock()
 	if r == nil {
 		return false
 	}
-	returned := false
-	defer func() {
-		if !returned {
-			n.mu.Lock()
-			n.track(r)
-			n.mu.Unlock()
-		}
-	}()
+	// If the parent panics, the panic goes on, and r and its stale
+	// records stay where they are in the list, for Close.
 	removed, _ := n.root.release(r, nil)
-	returned = true
 	n.mu.Lock()
+	n.unlink(&r.item)
 	for _, t := range n.stale(r) {
 		n.unlink(&t.item)
 		t.silence()

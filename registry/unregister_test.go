@@ -325,17 +325,29 @@ func TestUnregister(t *testing.T) {
 		p := promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Panicking))
 		scope := registry.NewScope(p)
 		g := promtest.Gauge("jobs", 1)
-		scope.MustRegister(g)
+		scope.MustRegister(g, promtest.Gauge("up", 1))
 		if v, _ := promtest.Panic(func() { scope.Unregister(g) }).(error); !errors.Is(v, promtest.ErrInjected) {
 			t.Fatalf("Unregister panicked with %v", v)
 		}
-		if got := scope.Len(); got != 1 {
-			t.Errorf("Len() = %d, want 1", got)
+		if got := scope.Len(); got != 2 {
+			t.Errorf("Len() = %d, want 2", got)
 		}
+		before := len(p.Log())
 		if err := scope.Close(); err != nil {
 			t.Errorf("Close = %v", err)
 		}
 		registrytest.VerifyNone(t, p.Reg)
+		// The registration stays where it was: Close takes it back
+		// after the newer one.
+		var order []string
+		for _, e := range p.Log()[before:] {
+			if strings.HasPrefix(e, "unregister ") {
+				order = append(order, e)
+			}
+		}
+		if len(order) != 2 || !strings.Contains(order[0], "up") || !strings.Contains(order[1], "jobs") {
+			t.Errorf("Close unregistered %q, want up, then jobs", order)
+		}
 	})
 
 	// Unregister returns false, and touches nothing, once Close has begun.

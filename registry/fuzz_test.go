@@ -155,8 +155,10 @@ const (
 	fault2      // Register: Claim; Unregister, Close: LieKept
 	fault3      // Register: ClaimNobody; Unregister, Close: LieRemoved
 	fault4      // Register: PanicAfter; Unregister, Close: Panicking
-	fault5      // Unregister: PanicAfter
-	nFaults = 8 // 5 to 7: no fault, but for fault5
+	fault5      // Unregister: PanicAfter; Close: Fail, of the question's Register
+	fault6      // Close: Claim, of the question's Register
+	fault7      // Close: ClaimNobody, of the question's Register
+	nFaults = 8 // 5 to 7: no fault, but where said
 )
 
 // The collectors a program registers: indexes into world.pool, then a nil
@@ -1261,8 +1263,8 @@ type wantUE struct {
 	scope *mScope
 }
 
-// closeFault is the fault injected into a Close: kind on every Unregister
-// of the metric names.
+// closeFault is the fault injected into a Close: kind on every Unregister,
+// or every Register of a question, of the metric names.
 type closeFault struct {
 	kind  promtest.Fault
 	names string
@@ -1336,6 +1338,11 @@ func (m *model) takeBack(r *mReg, f closeFault, want *[]wantUE) (panics bool) {
 			return true
 		case promtest.Refuse:
 			// Kept by the parent: reported; rule 13 says what stays exposed.
+			*want = append(*want, wantUE{reg: r})
+		case promtest.Fail, promtest.Claim, promtest.ClaimNobody:
+			// The parent answers the question with another error, or
+			// says somebody else holds the identity: left alone and
+			// reported; rule 13 says what stays exposed.
 			*want = append(*want, wantUE{reg: r})
 		case promtest.LieKept:
 			// A parent that says it unregistered cannot be caught.
@@ -2122,12 +2129,17 @@ func (w *world) close(in *input) {
 	}
 	var f closeFault
 	if names := w.closeFaults(s); len(names) > 0 {
-		kinds := []promtest.Fault{promtest.Pass, promtest.Refuse, promtest.LieKept, promtest.LieRemoved, promtest.Panicking}
-		if fb%nFaults < len(kinds) {
-			f = closeFault{kind: kinds[fb%nFaults], names: names[which%len(names)]}
-		}
+		// The first faults are of the Unregister Close makes, the
+		// others of the Register of its question.
+		kinds := []promtest.Fault{promtest.Pass, promtest.Refuse, promtest.LieKept, promtest.LieRemoved, promtest.Panicking, promtest.Fail, promtest.Claim, promtest.ClaimNobody}
+		f = closeFault{kind: kinds[fb%nFaults], names: names[which%len(names)]}
 	}
-	if f.kind != promtest.Pass {
+	switch f.kind {
+	case promtest.Pass:
+	case promtest.Fail, promtest.Claim, promtest.ClaimNobody:
+		w.say("// the parent answers every Register of %q with %v", f.names, faultName(f.kind))
+		w.arm("register", strings.Split(f.names, ","), f.kind)
+	default:
 		w.say("// the parent answers every Unregister of %q with %v", f.names, faultName(f.kind))
 		w.arm("unregister", strings.Split(f.names, ","), f.kind)
 	}
@@ -3231,6 +3243,28 @@ var seeds = []seed{
 			unregister(1, none, cH0a, fault5),
 			outUnregister(0, none, cG0a),
 			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "the parent answers Close's questions wrongly",
+		// s0 registers g0a; s1, with a label, registers g1a. The parent
+		// says a stranger holds g0 when s0's Close asks: s0 reports it and
+		// leaves it, exposed, since s0 has no view. It says somebody
+		// unnamed holds g1 when s1's Close asks: s1 reports it, and its
+		// record, silenced, exposes nothing (rules 11, 13). s2, like s1,
+		// then collides with that record, which is nobody's collector
+		// (rule 3), and s3 with g0a.
+		program: prog(
+			root(onParent, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			root(onParent, opts(-1, lbl(0, 0))),
+			register(1, none, cG1a, modeRegister, noFault),
+			closeScope(0, fault6, 0),
+			closeScope(1, fault7, 0),
+			root(onParent, opts(-1, lbl(0, 0))),
+			register(2, none, cG1a, modeMust, noFault),
+			root(onParent, noOpts()),
+			register(3, none, cG0b, modeRegister, noFault),
 		),
 	},
 	{

@@ -535,7 +535,7 @@ func recordObject(r *mReg) *object {
 			if !r.live {
 				return got == nil
 			}
-			return got != nil && r.base.same(got) && strings.Contains(fmt.Sprint(c), r.scope.path)
+			return got != nil && r.base.same(got) && strings.Contains(fmt.Sprint(c), r.scope.str())
 		},
 	}
 }
@@ -806,7 +806,8 @@ type mVia struct {
 }
 
 type mScope struct {
-	path   string // its name: the names from the outermost scope in, joined with "/" (rule 15)
+	path   string // the names the program gives the scopes from the outermost in, joined with "/"
+	name   string // its name (rule 15), as WithName composes those of the scopes that have one
 	real   *registry.Scope
 	tree   *mTree
 	levels []wrap // the view levels from the outermost scope in (rule 15)
@@ -1169,7 +1170,7 @@ func outsiderExisting(e *entry) func(prometheus.Collector) bool {
 		}
 		// Rule 6: the user's collector, not the wrappers it came
 		// through.
-		return got != nil && e.by.base.same(got) && strings.Contains(s, e.by.scope.path)
+		return got != nil && e.by.base.same(got) && strings.Contains(s, e.by.scope.str())
 	}
 }
 
@@ -1703,12 +1704,18 @@ func (w *world) scope(in *input) *mScope {
 
 // options reads a scope's options: a flags byte (bit 0: a prefix, whose
 // index follows; bits 1 to 4: how many labels, modulo 9; bit 5: the labels
-// split over two WithLabels; bit 6: an empty WithLabels too), then one byte
-// per label (bits 0 to 2: the name l0 to l7; bit 3: the value).
-func (w *world) options(in *input) ([]registry.Option, wrap, string) {
+// split over two WithLabels; bit 6: an empty WithLabels too; bit 7: no
+// WithName), then one byte per label (bits 0 to 2: the name l0 to l7; bit
+// 3: the value).
+func (w *world) options(in *input, name string) ([]registry.Option, wrap, string, bool) {
 	f := in.next()
 	var opts []registry.Option
 	var desc []string
+	named := f&0x80 == 0
+	if named {
+		opts = append(opts, registry.WithName(name))
+		desc = append(desc, fmt.Sprintf("registry.WithName(%q)", name))
+	}
 	own := wrap{}
 	if f&1 != 0 {
 		own.prefix = scopePrefixes[in.n(len(scopePrefixes))]
@@ -1743,7 +1750,7 @@ func (w *world) options(in *input) ([]registry.Option, wrap, string) {
 		desc = append(desc, fmt.Sprintf("registry.WithLabels(%s)", labelsString(sortedPairs(m))))
 	}
 	own.labels = sortedPairs(merged)
-	return opts, own, strings.Join(desc, ", ")
+	return opts, own, strings.Join(desc, ", "), named
 }
 
 // scopeWrap reads a client_golang wrapper of a scope: bit 0 clear, a prefix
@@ -1826,8 +1833,8 @@ func (w *world) root(in *input) {
 			via = append(via, scopeWrap(in.next()))
 		}
 	}
-	opts, own, desc := w.options(in)
 	name := fmt.Sprintf("s%d", len(w.scopes))
+	opts, own, desc, named := w.options(in, name)
 	tree := &mTree{outer: outer}
 	var parent prometheus.Registerer
 	var pdesc string
@@ -1858,12 +1865,14 @@ func (w *world) root(in *input) {
 	case onParent:
 		parent, pdesc, tree.reg, tree.parent = w.par, "par", w.mpar, true
 	}
-	opts = append([]registry.Option{registry.WithName(name)}, opts...)
 	s := &mScope{path: name, tree: tree, levels: []wrap{own}, state: open}
+	if named {
+		s.name = name
+	}
 	s.view = compose(s.levels)
 	s.real = registry.NewScope(parent, opts...)
 	w.addScope(s)
-	w.say("%s := registry.NewScope(%s, registry.WithName(%q)%s)", name, pdesc, name, sep(desc))
+	w.say("%s := registry.NewScope(%s%s)", name, pdesc, sep(desc))
 }
 
 func sep(s string) string {
@@ -1891,21 +1900,20 @@ func (w *world) nest(in *input) {
 			ws = append(ws, scopeWrap(in.next()))
 		}
 	}
-	opts, own, desc := w.options(in)
+	name := fmt.Sprintf("s%d", len(w.scopes))
+	opts, own, desc, named := w.options(in, name)
 	if p == nil {
 		return
 	}
-	name := fmt.Sprintf("s%d", len(w.scopes))
-	opts = append([]registry.Option{registry.WithName(name)}, opts...)
 	var real *registry.Scope
 	var call string
 	switch how {
 	case byChild:
 		real = p.real.Child(opts...)
-		call = fmt.Sprintf("%s.Child(registry.WithName(%q)%s)", p.path2(), name, sep(desc))
+		call = fmt.Sprintf("%s.Child(%s)", p.path2(), desc)
 	case byNewScope:
 		real = registry.NewScope(p.real, opts...)
-		call = fmt.Sprintf("registry.NewScope(%s, registry.WithName(%q)%s)", p.path2(), name, sep(desc))
+		call = fmt.Sprintf("registry.NewScope(%s%s)", p.path2(), sep(desc))
 	default:
 		// The wrapper next to p is applied first, on p.
 		var r prometheus.Registerer = p.real
@@ -1915,10 +1923,19 @@ func (w *world) nest(in *input) {
 			d = strings.Replace(x.String(), "·", d, 1)
 		}
 		real = registry.NewScope(r, opts...)
-		call = fmt.Sprintf("registry.NewScope(%s, registry.WithName(%q)%s)", d, name, sep(desc))
+		call = fmt.Sprintf("registry.NewScope(%s%s)", d, sep(desc))
 	}
 	levels := slices.Concat(p.levels, ws, []wrap{own})
-	s := &mScope{path: p.path + "/" + name, real: real, tree: p.tree, levels: levels, state: closed}
+	s := &mScope{path: p.path + "/" + name, name: p.name, real: real, tree: p.tree, levels: levels, state: closed}
+	// WithName: the outer scope's name, "/", its own; the one or the
+	// other if either has none.
+	switch {
+	case !named:
+	case s.name == "":
+		s.name = name
+	default:
+		s.name += "/" + name
+	}
 	s.view = compose(levels)
 	if p.state == open {
 		s.state = open
@@ -1935,7 +1952,7 @@ func (s *mScope) path2() string { return s.path[strings.LastIndex(s.path, "/")+1
 // labels in braces and its prefix, as Scope.String's doc shows them:
 // mirror/west{cluster="west"} prefix="mirror_".
 func (s *mScope) str() string {
-	out := s.path
+	out := s.name
 	if len(s.view.labels) > 0 {
 		var parts []string
 		for _, p := range sortedPairs(s.view.labels) {
@@ -2461,21 +2478,37 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 	if !named || s.view.clash != nil {
 		return
 	}
-	if k := want.kind; (k == kRefused || k == kInjected || k == kTaken) && !strings.HasPrefix(err.Error(), "registry: scope "+s.str()+": ") {
-		w.fail("%s panicked with %q, want it to name the scope refused, %s (rule 4)", what, err, s.str())
+	// Rule 4: the scope refused, by its String if it has one.
+	refused, tree := "registry: ", "this scope's tree"
+	if s.str() != "" {
+		refused, tree = "registry: scope "+s.str()+": ", "its tree"
 	}
-	if want.kind != kTaken {
+	switch k := want.kind; {
+	case k != kRefused && k != kInjected && k != kTaken:
+		return
+	case !strings.HasPrefix(err.Error(), refused):
+		w.fail("%s panicked with %q, want it to begin %q (rule 4)", what, err, refused)
+	case k != kTaken:
+		if s.str() == "" && strings.HasPrefix(err.Error(), "registry: scope ") {
+			w.fail("%s panicked with %q, want the parent's error as it is: the scope has no name, labels or prefix (rule 4)", what, err)
+		}
 		return
 	}
 	// Rule 4: the scope holding the metric, or outside the tree.
 	says := func(holder string) bool { return strings.Contains(err.Error(), " is already registered "+holder+": ") }
+	name := func(h *mScope) string {
+		if h.str() == "" {
+			return "by a scope with no name, labels or prefix"
+		}
+		return "by scope " + h.str()
+	}
 	switch {
 	case len(want.holders) == 0:
-		if !says("outside its tree") {
-			w.fail("%s panicked with %q, want it to say the metric is held outside the tree (rule 4)", what, err)
+		if !says("outside " + tree) {
+			w.fail("%s panicked with %q, want it to say the metric is held outside %s (rule 4)", what, err, tree)
 		}
-	case !slices.ContainsFunc(want.holders, func(h *mScope) bool { return says("by scope " + h.str()) }):
-		w.fail("%s panicked with %q, want it to name the scope holding the metric, %s (rule 4)", what, err, want.holders[0].str())
+	case !slices.ContainsFunc(want.holders, func(h *mScope) bool { return says(name(h)) }):
+		w.fail("%s panicked with %q, want it to name the scope holding the metric, %s (rule 4)", what, err, name(want.holders[0]))
 	}
 }
 
@@ -2672,6 +2705,12 @@ func opts(prefix int, labels ...int) []byte {
 }
 
 func noOpts() []byte { return opts(-1) }
+
+// unnamed makes o the options of a scope without WithName.
+func unnamed(o []byte) []byte {
+	o[0] |= 0x80
+	return o
+}
 
 // lbl is label l<name> with value labelValues[value].
 func lbl(name, value int) int { return name | value<<3 }
@@ -3265,6 +3304,24 @@ var seeds = []seed{
 			register(2, none, cG1a, modeMust, noFault),
 			root(onParent, noOpts()),
 			register(3, none, cG0b, modeRegister, noFault),
+		),
+	},
+	{
+		name: "scopes without names",
+		// s0 and s1, a child, have no name, labels or prefix: their String
+		// is empty. s1 registers g0a; s0's MustRegister of g0b says the
+		// holder is a scope with no name (rule 4). s2, a named child with
+		// a label, and s3, its child without a name, have s2's name
+		// (rule 23); s3's MustRegister of g1b names s2's g1a.
+		program: prog(
+			root(onReg, unnamed(noOpts())),
+			nest(0, byChild, unnamed(noOpts())),
+			register(1, none, cG0a, modeMust, noFault),
+			register(0, none, cG0b, modeMust, noFault),
+			nest(0, byNewScope, opts(-1, lbl(0, 0))),
+			nest(2, byChild, unnamed(noOpts())),
+			register(2, none, cG1a, modeMust, noFault),
+			register(3, none, cG1a, modeMust, noFault),
 		),
 	},
 	{

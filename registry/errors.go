@@ -137,7 +137,11 @@ func (e *collisionError) Error() string {
 		fmt.Fprintf(&b, "scope %s: ", e.scope)
 		tree = "its tree"
 	}
-	fmt.Fprintf(&b, "%s is already registered ", strings.Join(e.metrics, ", "))
+	what := strings.Join(e.metrics, ", ")
+	if what == "" {
+		what = "an unchecked collector"
+	}
+	fmt.Fprintf(&b, "%s is already registered ", what)
 	switch {
 	case e.holder == nil:
 		b.WriteString("outside " + tree)

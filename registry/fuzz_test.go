@@ -791,6 +791,7 @@ type mTree struct {
 	outer  []wrap // client_golang wrappers between the outermost scope and the registry, scope side first
 	parent bool   // the registry is the faulty promtest.Parent
 	via    *mVia  // or the tree is on a forwarder over a scope; reg is nil
+	hubUp  bool   // the registry holds the tree's collector for its unchecked ones
 	scopes []*mScope
 }
 
@@ -837,6 +838,7 @@ type mReg struct {
 	takenIn  int      // the Close that took it back
 	panicked bool     // the parent panicked when a Close took it back
 	unvetted bool     // owned, though the registry did not accept it: the parent panicked in Register
+	hidden   bool     // unchecked, and not exposed: the parent panicked in Register (rule 2)
 	ds       []mDesc  // what it describes as the registry sees it
 }
 
@@ -1030,8 +1032,26 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 	if v := s.tree.via; v != nil {
 		return m.registerVia(s, v, r, accept)
 	}
-	// Rule 2: unchecked collectors are always accepted.
+	// Rule 2: unchecked collectors are always accepted, through one
+	// collector of the tree's, which the tree registers with the first
+	// of them ("What is not promised"). A faulty parent decides about that
+	// one its own way.
 	if len(o.descs) == 0 {
+		if !s.tree.hubUp {
+			switch fault {
+			case promtest.Fail:
+				return outcome{kind: kInjected}
+			case promtest.Claim:
+				return outcome{kind: kTaken, existing: func(c prometheus.Collector) bool { return c == stranger }}
+			case promtest.ClaimNobody:
+				return outcome{kind: kTaken, existing: func(c prometheus.Collector) bool { return c == nil }}
+			case promtest.PanicAfter:
+				r.hidden = true
+				accept()
+				return outcome{kind: kPanicked}
+			}
+			s.tree.hubUp = true
+		}
 		return accept()
 	}
 	// Rule 2: the registry decides. A faulty parent decides its own way.
@@ -1481,7 +1501,7 @@ func (m *model) exposed(reg *mRegistry) []mSeries {
 			continue
 		}
 		for _, st := range s.steps {
-			if r := st.reg; r != nil && r.live && r.pre == "" {
+			if r := st.reg; r != nil && r.live && r.pre == "" && !r.hidden {
 				out = append(out, r.registrySeries()...)
 			}
 		}
@@ -1970,7 +1990,7 @@ func (s *mScope) str() string {
 // model can tell the parent gets the call: a checked collector whose
 // descriptors are valid, on an open scope without a label set twice.
 func (w *world) registerFault(s *mScope, ch []wrap, o *object, b int) (promtest.Fault, []string) {
-	if !s.tree.parent || o == nil || len(o.descs) == 0 || s.state != open || len(s.view.clash) > 0 {
+	if !s.tree.parent || o == nil || s.state != open || len(s.view.clash) > 0 || len(o.descs) == 0 && s.tree.hubUp {
 		return promtest.Pass, nil
 	}
 	ds := wrapDescs(o.descs, slices.Concat(ch, s.view.wraps(), s.tree.outer)...)
@@ -3322,6 +3342,24 @@ var seeds = []seed{
 			nest(2, byChild, unnamed(noOpts())),
 			register(2, none, cG1a, modeMust, noFault),
 			register(3, none, cG1a, modeMust, noFault),
+		),
+	},
+	{
+		name: "the parent fails the tree's collector of unchecked ones",
+		// s0's first unchecked collector, u0, makes the tree register its
+		// collector of unchecked ones: the parent fails it, then names a
+		// stranger, then nobody, as the holder, and Register returns that
+		// (rules 2, 3); then it panics after taking it: the panic goes on,
+		// s0 owns u0, which the registry does not expose (rule 2). u1 then
+		// gets the tree's collector registered, and is exposed.
+		program: prog(
+			root(onParent, noOpts()),
+			register(0, none, cU0, modeRegister, fault1),
+			register(0, none, cU0, modeRegister, fault2),
+			register(0, none, cU0, modeMust, fault3),
+			register(0, none, cU0, modeRegister, fault4),
+			register(0, none, cU1, modeRegister, noFault),
+			closeScope(0, noFault, 0),
 		),
 	},
 	{

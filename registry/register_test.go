@@ -496,7 +496,9 @@ func TestRegister(t *testing.T) {
 
 	// A parent that names a client_golang wrapper as the holder has the
 	// error name what the wrapper wraps; a parent that refuses the hub of
-	// unchecked collectors has Register return its error.
+	// unchecked collectors has Register return its error, or, if it says
+	// the hub is registered already, an AlreadyRegisteredError naming the
+	// collector registered (rule 3).
 	t.Run("parent names a wrapper", func(t *testing.T) {
 		theirs := promtest.Gauge("jobs", 1)
 		p := promtest.NewParent(promtest.On("register", "jobs", -1, promtest.Claim))
@@ -520,6 +522,20 @@ func TestRegister(t *testing.T) {
 			t.Errorf("Register again = %v", err)
 		}
 		promtest.Expose(t, p.Reg, "u{} 1")
+		// A parent that refuses the tree's collector of unchecked ones as
+		// registered already is answered like any other: the error names
+		// the collector registered, and the holder the parent named.
+		p = promtest.NewParent(promtest.On("register", "", -1, promtest.Claim))
+		p.Stranger = theirs
+		scope = registry.NewScope(p, registry.WithName("u"))
+		u := &promtest.Unchecked{Name: "u", Value: 1}
+		if err := scope.Register(u); !errors.As(err, &are) || are.NewCollector != prometheus.Collector(u) || are.ExistingCollector != prometheus.Collector(theirs) {
+			t.Errorf("Register = %v, naming %v and %v", err, are.NewCollector, are.ExistingCollector)
+		}
+		want := "registry: scope u: an unchecked collector is already registered outside its tree: "
+		if v, _ := promtest.Panic(func() { scope.MustRegister(u) }).(error); v == nil || !strings.HasPrefix(v.Error(), want) {
+			t.Errorf("MustRegister panicked with %v, want %q...", v, want)
+		}
 	})
 
 	// A collector of the user's whose metric is named like the probe that

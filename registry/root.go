@@ -23,7 +23,8 @@ type root struct {
 }
 
 // add registers r with the parent: a checked collector directly, an
-// unchecked one through the hub.
+// unchecked one through the hub (whose registration a faulty parent may
+// refuse as registered already, too).
 //
 // When the parent names as the holder something that a scope is taking
 // back (a question Close is asking, or a viewed collector already silenced),
@@ -37,12 +38,13 @@ type root struct {
 // it (a viewed collector of a scope, say), for MustRegister to tell whose
 // registration it is; nil when the parent named none.
 func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
-	if r.unchecked() {
-		return nil, rt.hub.add(rt.reg, r)
-	}
-	held := r.held()
 	for range 2 {
-		err := rt.reg.Register(held)
+		var err error
+		if r.unchecked() {
+			err = rt.hub.add(rt.reg, r)
+		} else {
+			err = rt.reg.Register(r.held())
+		}
 		if err == nil {
 			return nil, nil
 		}

@@ -8,8 +8,8 @@ package registry_test
 // the model, and after every one compares:
 //
 //   - the result of the operation (Register's error, MustRegister's panic,
-//     Unregister's bool, Close's error or panic) with what the model derives
-//     from the rules;
+//     Unregister's bool or panic, Close's error or panic) with what the model
+//     derives from the rules;
 //   - what each registry exposes (Gather, exact series and values) with the
 //     model's registry (rule 22);
 //   - each scope's Len and Gather with what the model says it owns (rule 19).

@@ -535,7 +535,10 @@ func recordObject(r *mReg) *object {
 			if !r.live {
 				return got == nil
 			}
-			return got != nil && r.base.same(got) && strings.Contains(fmt.Sprint(c), r.scope.str())
+			// Rule 6: the user's collector, behind the records of the
+			// scopes it came through.
+			user := r.base.user()
+			return got != nil && user != nil && user.same(got) && strings.Contains(fmt.Sprint(c), r.scope.str())
 		},
 	}
 }
@@ -952,7 +955,24 @@ func (m *model) ask(v *mVia, ds []mDesc) answer {
 	if a.state != open || len(a.view.clash) > 0 {
 		return answer{kind: aError}
 	}
-	verdict, e, _ := a.tree.reg.decide(wrapDescs(ds, slices.Concat(v.chain, a.view.wraps(), a.tree.outer)...))
+	ds = wrapDescs(ds, slices.Concat(v.chain, a.view.wraps())...)
+	if u := a.tree.via; u != nil {
+		// The scope behind is in a tree on a forwarder too: it asks its
+		// own parent, which names what was registered through it, a
+		// registration of a scope of its tree; the collector registered
+		// through that scope is the answer.
+		up := m.ask(u, ds)
+		switch h := up.holder; {
+		case up.kind != aHeld || h == nil:
+			return up
+		case h.rec == nil:
+			return up // registered through a scope with no view: the collector itself
+		case h.rec.live && h.rec.scope.tree == a.tree:
+			return answer{kind: aHeld, holder: h.rec.base}
+		}
+		return answer{kind: aHeld}
+	}
+	verdict, e, _ := a.tree.reg.decide(wrapDescs(ds, a.tree.outer...))
 	switch {
 	case verdict == vAccepted:
 		return answer{kind: aFree}
@@ -1860,9 +1880,7 @@ func (w *world) root(in *input) {
 	var pdesc string
 	switch kind {
 	case onScope:
-		// The scope behind is in a tree on a registry: a forwarder over a
-		// scope of a tree on a forwarder is not built.
-		if behind == nil || behind.tree.via != nil {
+		if behind == nil {
 			return
 		}
 		fwd := promtest.NewParent(nil)
@@ -1981,7 +1999,10 @@ func (s *mScope) str() string {
 		out += "{" + strings.Join(parts, ",") + "}"
 	}
 	if s.view.prefix != "" {
-		out += fmt.Sprintf(" prefix=%q", s.view.prefix)
+		if out != "" {
+			out += " "
+		}
+		out += fmt.Sprintf("prefix=%q", s.view.prefix)
 	}
 	return out
 }
@@ -3267,6 +3288,25 @@ var seeds = []seed{
 			outUnregister(0, []byte{wl(1, 0)}, cG0a),
 			register(1, none, cG0a, modeRegister, noFault),
 			closeScope(1, noFault, 0),
+		),
+	},
+	{
+		name: "a tree on a forwarder over a tree on a forwarder",
+		// s1, with l1="x", is on a forwarder over s0; s2, with l2="x", on
+		// a forwarder over s1. s2 registers g0a and u0 through both;
+		// Unregister and Close take them back through s1 and s0 (rule
+		// 17), and s3, made like s2, registers g0a again.
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			rootOnScope(0, none, opts(-1, lbl(1, 0))),
+			rootOnScope(1, none, opts(-1, lbl(2, 0))),
+			register(2, none, cG0a, modeRegister, noFault),
+			register(2, none, cU0, modeRegister, noFault),
+			unregister(2, none, cG0a, noFault),
+			register(2, none, cG0a, modeRegister, noFault),
+			closeScope(2, noFault, 0),
+			rootOnScope(1, none, opts(-1, lbl(2, 0))),
+			register(3, none, cG0a, modeRegister, noFault),
 		),
 	},
 	{

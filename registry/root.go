@@ -105,15 +105,29 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 	return !n.IsNil() && n.Elem().FieldByName("root").Pointer() == reflect.ValueOf(rt).Pointer()
 }
 
-// isQuestion reports whether c is a scope's question, as it is or behind
-// client_golang's wrappers: a scope made on a Registerer that forwards to a
-// wrapper of a scope asks through that wrapper.
+// isQuestion reports whether c is a scope's question, as it is, behind
+// client_golang's wrappers, or behind the viewed collectors of scopes with
+// views: a scope made on a Registerer that forwards to a wrapper of a scope
+// asks through that wrapper, and one made on a Registerer that forwards to a
+// scope with a view, itself on such a Registerer, asks through that scope.
 func isQuestion(c prometheus.Collector) bool {
-	if isWrapper(c) {
-		c = unwrap(c)
+	for {
+		if isWrapper(c) {
+			c = unwrap(c)
+		}
+		switch x := c.(type) {
+		case *question:
+			return true
+		case *viewed:
+			r := x.owner()
+			if r == nil {
+				return false
+			}
+			c = r.c
+		default:
+			return false
+		}
 	}
-	_, ok := c.(*question)
-	return ok
 }
 
 // userOf returns the collector that existing, the holder of an identity in

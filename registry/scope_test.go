@@ -89,11 +89,12 @@ func TestNewScope(t *testing.T) {
 		}
 	})
 
-	// A Registerer of the user's own that forwards to a scope, or to
-	// client_golang's wrappers of one, is a parent like any other: the
-	// scopes made on it, with or without labels or a prefix, register
-	// through it and take back what they registered, with Unregister and
-	// with Close, again and again, whatever the scope behind it adds.
+	// A Registerer of the user's own that forwards to a scope, to
+	// client_golang's wrappers of one, or to a scope with labels made on
+	// another such Registerer, is a parent like any other: the scopes made
+	// on it, with or without labels or a prefix, register through it and
+	// take back what they registered, with Unregister and with Close, again
+	// and again, whatever the scope behind it adds.
 	betweens := []struct {
 		name string
 		wrap func(prometheus.Registerer) prometheus.Registerer
@@ -104,6 +105,11 @@ func TestNewScope(t *testing.T) {
 		}},
 		{" on a prefix wrapper", func(r prometheus.Registerer) prometheus.Registerer {
 			return prometheus.WrapRegistererWithPrefix("w_", r)
+		}},
+		{" over a scope on another", func(r prometheus.Registerer) prometheus.Registerer {
+			forwarder := promtest.NewParent(nil)
+			forwarder.Next = r
+			return registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"m": "1"}))
 		}},
 	}
 	for _, opts := range [][]registry.Option{nil, {registry.WithLabels(prometheus.Labels{"p": "1"})}} {

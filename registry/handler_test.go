@@ -232,12 +232,13 @@ func TestHandler(t *testing.T) {
 		<-done
 	})
 
-	// A zero scope has an empty page, a closed one and one whose Close the
-	// parent interrupted say so; Handler(nil) panics with the package
-	// prefix.
+	// A zero scope has an empty page, a closed one, one made in a closed
+	// scope and one whose Close the parent interrupted say so;
+	// Handler(nil) panics with the package prefix.
 	t.Run("edges", func(t *testing.T) {
 		closed := registry.NewScope(nil)
 		closed.Close()
+		late := closed.Child()
 		interrupted := registry.NewScope(promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Panicking)))
 		interrupted.Child().MustRegister(promtest.Gauge("older", 1))
 		interrupted.MustRegister(promtest.Gauge("jobs", 1))
@@ -247,6 +248,7 @@ func TestHandler(t *testing.T) {
 			want string
 		}{
 			{give: closed, want: "(unnamed scope) (closed): 0 collectors\n"},
+			{give: late, want: "(unnamed scope) (closed): 0 collectors\n"},
 			{give: interrupted, want: "(unnamed scope) (closing): 1 collector: jobs\n  (unnamed scope) (closing): 1 collector: older\n"},
 			{give: &registry.Scope{}, want: ""},
 			{give: &registry.Index{}, want: ""},

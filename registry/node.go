@@ -48,13 +48,14 @@ func (n *node) stopped() bool {
 	return false
 }
 
-// adopt adds the new scope c to n's list, or marks it closing if n has begun
+// adopt adds the new scope c to n's list, or marks it closed if n has begun
 // to close: a scope made in a closing scope is closed.
 func (n *node) adopt(c *node) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.stopped() {
 		c.closing.Store(true)
+		c.closed.Store(true)
 		return
 	}
 	c.of = c

@@ -106,6 +106,38 @@ func (notRegistered) Is(target error) bool { return target == ErrNotRegistered }
 
 func (e notRegistered) Unwrap() error { return e.parent }
 
+// renamed returns the parent's error err, which is or wraps an
+// AlreadyRegisteredError, with that error naming existing and c instead, as
+// Register names collectors (see [Scope.Register]). What the parent wrapped
+// it in stays: its text, and what errors.Is and errors.As find in it.
+func renamed(err error, existing, c prometheus.Collector) error {
+	are := prometheus.AlreadyRegisteredError{ExistingCollector: existing, NewCollector: c}
+	if _, bare := err.(prometheus.AlreadyRegisteredError); bare { //nolint:errorlint // Only the bare value is replaced; a wrapped one keeps its wrapping.
+		return are
+	}
+	return &renamedError{err: err, are: are}
+}
+
+// A renamedError is a parent's error that wraps an AlreadyRegisteredError,
+// whose errors.As finds the AlreadyRegisteredError that Register names
+// collectors in.
+type renamedError struct {
+	err error
+	are prometheus.AlreadyRegisteredError
+}
+
+func (e *renamedError) Error() string { return e.err.Error() }
+
+func (e *renamedError) Unwrap() error { return e.err }
+
+func (e *renamedError) As(target any) bool {
+	if p, ok := target.(*prometheus.AlreadyRegisteredError); ok {
+		*p = e.are
+		return true
+	}
+	return false
+}
+
 // asAlreadyRegistered is errors.As for a prometheus.AlreadyRegisteredError,
 // with a fast path for the unwrapped value that a prometheus.Registry
 // returns: the target of errors.As escapes to the heap, an allocation that

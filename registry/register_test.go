@@ -538,6 +538,23 @@ func TestRegister(t *testing.T) {
 		}
 	})
 
+	// A parent whose error wraps an AlreadyRegisteredError has it
+	// returned as it is, but for the collectors the AlreadyRegisteredError
+	// names (rule 3): its text, and what errors.Is finds in it, stay.
+	t.Run("parent wraps the error", func(t *testing.T) {
+		reg := prometheus.NewRegistry()
+		theirs := promtest.Gauge("jobs", 1)
+		reg.MustRegister(theirs)
+		scope := registry.NewScope(annotating{reg})
+		mine := promtest.Gauge("jobs", 2)
+		err := scope.Register(mine)
+		var are prometheus.AlreadyRegisteredError
+		if err == nil || err.Error() != "tenant acme: "+(prometheus.AlreadyRegisteredError{}).Error() || !errors.Is(err, errAcme) ||
+			!errors.As(err, &are) || are.NewCollector != prometheus.Collector(mine) || are.ExistingCollector != prometheus.Collector(theirs) {
+			t.Errorf("Register = %v, naming %v and %v", err, are.NewCollector, are.ExistingCollector)
+		}
+	})
+
 	// A collector of the user's whose metric is named like the probe that
 	// finds a scope behind wrappers is registered like any other.
 	t.Run("named like the probe", func(t *testing.T) {
@@ -573,3 +590,27 @@ func TestRegister(t *testing.T) {
 		promtest.Expose(t, p.Reg, `jobs{c="1"} 2`)
 	})
 }
+
+// errAcme is what annotating adds to the errors of its registry.
+var errAcme = errors.New("tenant acme")
+
+// annotating is a Registerer of the user's own that adds errAcme to its
+// registry's errors.
+type annotating struct{ next prometheus.Registerer }
+
+func (a annotating) Register(c prometheus.Collector) error {
+	if err := a.next.Register(c); err != nil {
+		return fmt.Errorf("%w: %w", errAcme, err)
+	}
+	return nil
+}
+
+func (a annotating) MustRegister(cs ...prometheus.Collector) {
+	for _, c := range cs {
+		if err := a.Register(c); err != nil {
+			panic(err)
+		}
+	}
+}
+
+func (a annotating) Unregister(c prometheus.Collector) bool { return a.next.Unregister(c) }

@@ -39,7 +39,6 @@ type root struct {
 // registration it is; nil when the parent named none.
 func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
 	for range 2 {
-		var err error
 		if r.unchecked() {
 			err = rt.hub.add(rt.reg, r)
 		} else {
@@ -57,15 +56,15 @@ func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
 			// asks who holds its registration: the answer is what
 			// this tree's user registered, which is that scope's own
 			// collector.
-			return are.ExistingCollector, prometheus.AlreadyRegisteredError{ExistingCollector: rt.registered(are.ExistingCollector), NewCollector: r.c}
+			return are.ExistingCollector, renamed(err, rt.registered(are.ExistingCollector), r.c)
 		}
 		if existing, live := userOf(are.ExistingCollector); live {
-			return are.ExistingCollector, prometheus.AlreadyRegisteredError{ExistingCollector: existing, NewCollector: r.c}
+			return are.ExistingCollector, renamed(err, existing, r.c)
 		}
 	}
 	// What holds the identity is no collector of anybody's: a scope took
 	// it back and the parent would not let go.
-	return nil, prometheus.AlreadyRegisteredError{NewCollector: r.c}
+	return nil, renamed(err, nil, r.c)
 }
 
 // registered returns what the user of one of rt's scopes registered for

@@ -172,8 +172,8 @@ func (s *Scope) node(method string) *node {
 
 // Register registers c with the parent and, if the parent accepts it, records
 // it as owned by s. The parent's error is returned as it is, except that an
-// [prometheus.AlreadyRegisteredError] names collectors as the caller knows
-// them, as a prometheus.Registry does: NewCollector is c, and
+// [prometheus.AlreadyRegisteredError] in it names collectors as the caller
+// knows them, as a prometheus.Registry does: NewCollector is c, and
 // ExistingCollector the collector that somebody registered, never an object
 // of the scope's or a client_golang wrapper. A failed registration is not
 // recorded. If the parent panics, the panic goes on, and c is recorded all

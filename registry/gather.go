@@ -30,7 +30,10 @@ func (s *Scope) Gather() ([]*dto.MetricFamily, error) {
 // Collect, it makes a Scope a [prometheus.Collector], as a
 // prometheus.Registry is one: package registrytest uses it to find
 // registrations that expose no series. Registering a scope with another
-// registry exposes its metrics there too.
+// registry exposes its metrics there too; as with a prometheus.Registry,
+// what it describes changes with what it owns, so register it there once
+// it owns all it will (a pedantic registry refuses to gather metrics it
+// was not told of, and Unregister finds a collector by what it describes).
 func (s *Scope) Describe(ch chan<- *prometheus.Desc) {
 	rs := s.records()
 	for _, r := range rs {

@@ -197,6 +197,16 @@ func TestHandler(t *testing.T) {
 		where := line()
 		program := registry.NewScope(reg, registry.WithName("program"), registry.WithIndex(&x), registry.WithLeakReport(func(registry.Leak) {}))
 		func() { program.Child(registry.WithName("dropped")) }()
+		// So is one whose parent panics as the collector of its
+		// unchecked ones is unregistered: the panic, on the runtime's
+		// goroutine, does not end the program.
+		func() {
+			p := promtest.NewParent(promtest.On("unregister", "", -1, promtest.Panicking))
+			stuck := registry.NewScope(p, registry.WithName("stuck"), registry.WithIndex(&x))
+			u := &promtest.Unchecked{Name: "u"}
+			stuck.MustRegister(u)
+			stuck.Unregister(u)
+		}()
 		want := "kept: 0 collectors\n  kept/inner: 0 collectors\nleaked: 1 collector: jobs\nprogram (made at " + where + "): 0 collectors\n"
 		var got string
 		for range 100 {

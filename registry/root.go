@@ -214,13 +214,14 @@ func (rt *root) takeBack(r *record, p pass) (removed bool, err error) {
 	}
 }
 
-// closed is called when the outermost scope has closed: the hub lets go of
-// its handle, and the index forgets the tree.
+// closed is called when the outermost scope has closed: the index forgets
+// the tree, and the hub lets go of its handle, which collects nothing from
+// then on, even if the parent panics as it is unregistered.
 func (rt *root) closed() {
-	rt.hub.close(rt.reg)
 	if rt.index != nil {
 		rt.index.remove(rt.top)
 	}
+	rt.hub.close(rt.reg)
 }
 
 // A hub collects all of a tree's unchecked collectors through one unchecked

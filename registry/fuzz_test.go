@@ -2531,12 +2531,14 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 	switch k := want.kind; {
 	case k != kRefused && k != kInjected && k != kTaken:
 		return
+	case k != kTaken && s.str() == "":
+		if strings.HasPrefix(err.Error(), "registry: scope ") {
+			w.fail("%s panicked with %q, want the parent's error as it is: the scope has no name, labels or prefix (rule 4)", what, err)
+		}
+		return
 	case !strings.HasPrefix(err.Error(), refused):
 		w.fail("%s panicked with %q, want it to begin %q (rule 4)", what, err, refused)
 	case k != kTaken:
-		if s.str() == "" && strings.HasPrefix(err.Error(), "registry: scope ") {
-			w.fail("%s panicked with %q, want the parent's error as it is: the scope has no name, labels or prefix (rule 4)", what, err)
-		}
 		return
 	}
 	// Rule 4: the scope holding the metric, or outside the tree.

@@ -267,9 +267,10 @@
 // the caller owns what is registered. Collectors held in a package
 // variable, or in a field of the receiver, are taken to be owned by the
 // program or the receiver, so registering them and failing is not
-// reported, though a retry may then fail with a duplicate registration; a
-// helper that returns package variables in a fresh slice hides them,
-// though, and registering those is reported.
+// reported, though a retry may then fail with a duplicate registration; so
+// are those of an array or slice literal made of them in the function, as
+// a loop over one registers them. A helper that returns package variables
+// in a fresh slice hides them, though, and registering those is reported.
 //
 // Undoing is not checked for its conditions or its registerer: a deferred
 // cleanup counts whatever its condition, even one that acts only when the

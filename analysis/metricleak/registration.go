@@ -228,17 +228,25 @@ func (r *registration) holds(v ssa.Value) bool {
 	return false
 }
 
-// addCollectors makes the registered collectors seeds and names them.
+// addCollectors makes the registered collectors seeds and names them: an
+// element of an array or slice literal, as a loop over one registers it, by
+// the names of all the literal's elements.
 func (r *registration) addCollectors(cs []ssa.Value) {
 	for _, v := range cs {
 		if isNil(v) {
 			continue
 		}
 		r.seeds = append(r.seeds, v)
-		if name := metricName(v); name != "" {
-			r.metrics = append(r.metrics, name)
-		} else {
-			r.unnamed = true
+		named := []ssa.Value{v}
+		if elems := literal(v); elems != nil {
+			named = elems
+		}
+		for _, e := range named {
+			if name := metricName(e); name != "" {
+				r.metrics = append(r.metrics, name)
+			} else {
+				r.unnamed = true
+			}
 		}
 	}
 }
@@ -247,16 +255,47 @@ func (r *registration) addCollectors(cs []ssa.Value) {
 // collector or the scope came from the caller or a package variable, so the
 // caller (or nobody) owns the registration.
 func (r *registration) handedAtOnce() bool {
-	for _, s := range r.seeds {
-		h := root(s)
-		if a, ok := h.(*ssa.Alloc); ok && spilled(a) != nil {
+	return slices.ContainsFunc(r.seeds, func(s ssa.Value) bool { return outlivesFrom(s, 0) })
+}
+
+// outlivesFrom reports whether v is part of a value that outlives the call:
+// a parameter, the function's copy of one, a captured or package variable,
+// or an element of an array or slice literal all of whose elements are
+// (depth bounds the nesting of literals followed).
+func outlivesFrom(v ssa.Value, depth int) bool {
+	h := root(v)
+	if a, ok := h.(*ssa.Alloc); ok {
+		if spilled(a) != nil {
 			return true // a part of the function's copy of a parameter
 		}
-		if outlives(h) {
-			return true
+		if elems := literal(a); elems != nil && depth < 4 {
+			return !slices.ContainsFunc(elems, func(e ssa.Value) bool { return !outlivesFrom(e, depth+1) })
 		}
 	}
-	return false
+	return outlives(h)
+}
+
+// literal returns the elements of the array or slice literal that v is an
+// element or a slice of, in order: the values stored into the array the
+// function fills element by element. It returns nil for anything else.
+func literal(v ssa.Value) []ssa.Value {
+	a, ok := root(v).(*ssa.Alloc)
+	if !ok {
+		return nil
+	}
+	if p, ok := a.Type().Underlying().(*types.Pointer); !ok || !isArray(p.Elem()) {
+		return nil
+	}
+	elems, spread := varargs(a)
+	if spread {
+		return nil
+	}
+	return elems
+}
+
+func isArray(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Array)
+	return ok
 }
 
 // siteString is where the metrics were registered, as

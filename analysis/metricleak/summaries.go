@@ -109,12 +109,14 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			}
 			callers := false // r registers a collector its caller gave it, which the caller names
 			if res < 0 && regParam == f.Registerer && r.collector != nil {
-				if j := collectorParam(fn, r.collector); j >= 0 {
+				if js := collectorParams(fn, r.collector, 0); js != nil {
 					callers = true
-					if !slices.Contains(f.Collectors, j) {
-						f.Collectors = append(f.Collectors, j)
-						slices.Sort(f.Collectors)
+					for _, j := range js {
+						if !slices.Contains(f.Collectors, j) {
+							f.Collectors = append(f.Collectors, j)
+						}
 					}
+					slices.Sort(f.Collectors)
 				}
 			}
 			f.Metrics = appendNew(f.Metrics, r.metrics...)
@@ -232,11 +234,33 @@ func (c *checker) declared(fn *ssa.Function) *ssa.Function {
 	return fn
 }
 
-// collectorParam returns the index of the parameter of fn that the
-// collector col is, or is an element or a field of; -1 if there is none,
-// or a conversion on the way made a collector of another type from it (a
-// helper that registers descList(ds) registers no collector of its
-// caller's).
+// collectorParams returns the indexes of the parameters of fn that the
+// collector col is, or is an element or a field of: one, or, for an element
+// of an array or slice literal (as a loop over one registers it), those of
+// all its elements. It returns nil if there is none, if an element is not
+// one, or if a conversion on the way made a collector of another type from
+// it (a helper that registers descList(ds) registers no collector of its
+// caller's). depth bounds the nesting of literals followed.
+func collectorParams(fn *ssa.Function, col ssa.Value, depth int) []int {
+	if elems := literal(col); elems != nil && depth < 4 {
+		var out []int
+		for _, e := range elems {
+			js := collectorParams(fn, e, depth+1)
+			if js == nil {
+				return nil
+			}
+			out = append(out, js...)
+		}
+		return out
+	}
+	if j := collectorParam(fn, col); j >= 0 {
+		return []int{j}
+	}
+	return nil
+}
+
+// collectorParam is collectorParams for a collector that is no element of a
+// literal: the index of the parameter, or -1.
 func collectorParam(fn *ssa.Function, col ssa.Value) int {
 	for range 16 {
 		switch x := col.(type) {

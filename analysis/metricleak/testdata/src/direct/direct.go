@@ -112,7 +112,7 @@ func Loop(reg prometheus.Registerer) error { // want Loop:"^registers"
 	cs := []prometheus.Collector{requests(), requests()}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
-			return err // want `^the metrics registered at direct\.go:114 stay registered`
+			return err // want `^app_http_requests_total registered at direct\.go:114 stays registered`
 		}
 	}
 	return nil
@@ -446,7 +446,7 @@ func GuardedDeferredUndo(reg prometheus.Registerer, enabled bool, start func() e
 
 // RolledBack registers its collectors one by one and, when one fails,
 // unregisters those before it in a loop, which takes all of them back.
-func RolledBack(reg prometheus.Registerer) error { // want RolledBack:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func RolledBack(reg prometheus.Registerer) error { // want RolledBack:"registers first_total,second_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
 	cs := []prometheus.Collector{
 		prometheus.NewCounter(prometheus.CounterOpts{Name: "first_total"}),
 		prometheus.NewCounter(prometheus.CounterOpts{Name: "second_total"}),
@@ -463,14 +463,14 @@ func RolledBack(reg prometheus.Registerer) error { // want RolledBack:"registers
 }
 
 // RolledBackOthers unregisters a list that is not the one it registered.
-func RolledBackOthers(reg prometheus.Registerer, others []prometheus.Collector) error { // want RolledBackOthers:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func RolledBackOthers(reg prometheus.Registerer, others []prometheus.Collector) error { // want RolledBackOthers:"registers kept_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
 	cs := []prometheus.Collector{prometheus.NewCounter(prometheus.CounterOpts{Name: "kept_total"})}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			for _, o := range others {
 				reg.Unregister(o)
 			}
-			return err // want `^the metrics registered at direct\.go:\d+ stay registered`
+			return err // want `^kept_total registered at direct\.go:\d+ stays registered`
 		}
 	}
 	return nil
@@ -534,4 +534,29 @@ func NamedAndUnnamed(reg prometheus.Registerer, start func() error) (*both, erro
 		return nil, err // want `^in_flight and other metrics registered at direct\.go:527 \(via newBoth\) stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
 	}
 	return b, nil
+}
+
+// ReceiverLoop registers the receiver's collectors in a loop over a slice
+// literal and returns the first error: they are the receiver's, as they
+// are when registered one by one.
+func (s *Server) ReceiverLoop(reg prometheus.Registerer, errors prometheus.Counter) error { // want ReceiverLoop:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer 1, collectors \\[0 2\\]\\)"
+	for _, c := range []prometheus.Collector{s.requests, errors} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LocalLoop registers collectors of its own in the same loop: those
+// registered before the one that fails stay.
+func LocalLoop(reg prometheus.Registerer) error { // want LocalLoop:"registers loop_a_total,loop_b_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+	a := prometheus.NewCounter(prometheus.CounterOpts{Name: "loop_a_total"})
+	b := prometheus.NewCounter(prometheus.CounterOpts{Name: "loop_b_total"})
+	for _, c := range []prometheus.Collector{a, b} {
+		if err := reg.Register(c); err != nil {
+			return err // want `^loop_a_total and loop_b_total registered at direct\.go:\d+ stay registered when this returns an error`
+		}
+	}
+	return nil
 }

@@ -3510,7 +3510,8 @@ var seeds = []seed{
 		// times, so the two are not the same collector (Words), and
 		// Unregister returns false (rule 8).
 		program: []byte("2\x17\x17\x10\x17\x17\x17\x17\x17\x17\x17\x7f\x1700\v\x17\x17\x17\xffz0\x17\xf3\xf8|L\xfb\x17\x17\x17\x17"),
-	},	{
+	},
+	{
 		name: "the holder of a collector an outsider registered again",
 		// Found by fuzzing. s0 registers an odd value; an outsider
 		// unregisters it and registers an equal value, the same

@@ -1462,6 +1462,25 @@ func (f closeFault) on(r *mReg) promtest.Fault {
 	return promtest.Pass
 }
 
+// like reports whether d and e have the same labels and the same vectors
+// (rule 18).
+func (d *mDel) like(e *mDel) bool {
+	set := func(ps []pair) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.name+"="+p.value)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	vecs := func(vs []*mVec) []*mVec {
+		out := slices.Clone(vs)
+		slices.SortFunc(out, func(a, b *mVec) int { return strings.Compare(a.obj, b.obj) })
+		return slices.Compact(out)
+	}
+	return slices.Equal(set(d.labels), set(e.labels)) && slices.Equal(vecs(d.vecs), vecs(e.vecs))
+}
+
 // run deletes d's series, and returns what each vector that deleted none
 // left with d's labels (rule 18): one DeleteError each at Close.
 func (d *mDel) run() (left [][]string) {
@@ -2382,7 +2401,10 @@ func (w *world) deleteOnClose(in *input) {
 	}
 	d := &mDel{labels: labels, vecs: vecs}
 	if s.state == open {
-		s.steps = append(s.steps, step{del: d})
+		// Rule 18: a call like one pending adds nothing.
+		if !slices.ContainsFunc(s.steps, func(st step) bool { return st.del != nil && st.del.like(d) }) {
+			s.steps = append(s.steps, step{del: d})
+		}
 	} else {
 		d.run() // rule 18: at once once Close has begun, reporting nothing
 	}
@@ -3405,6 +3427,29 @@ var seeds = []seed{
 			register(0, none, cU0, modeMust, fault3),
 			register(0, none, cU0, modeRegister, fault4),
 			register(0, none, cU1, modeRegister, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "DeleteOnClose called again",
+		// s1, a child of s0, which registers v0a, asks on every pass of
+		// a loop to delete link "x" through v0a curried with link="x": a
+		// call like one pending adds nothing (rule 18), so its Close
+		// reports the curried vector's series once. s0 asks to delete
+		// tenant "a" from v0a, then from v0a and the shared vector: the
+		// second call is another, and both run.
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cVec0a, modeRegister, noFault),
+			nest(0, byChild, noOpts()),
+			addSeries(vVec0a, 0, 0, 1),
+			deleteOnClose(1, 2, vCurried),
+			addSeries(vVec0a, 0, 0, 1),
+			deleteOnClose(1, 2, vCurried),
+			closeScope(1, noFault, 0),
+			deleteOnClose(0, 0, vVec0a),
+			deleteOnClose(0, 0, vVec0a|4),
+			addSeries(vShared, 0, 0, 1),
 			closeScope(0, noFault, 0),
 		),
 	},

@@ -32,9 +32,10 @@ type node struct {
 	closed   atomic.Bool // set when a Close has undone everything
 	reported bool        // guarded by root.reporting; set when a leak report has named n
 
-	mu    sync.Mutex
-	items list                 // guarded by mu; what Close undoes, oldest first
-	index map[string][]*record // guarded by mu; records by identityKey, oldest first; built on the first lookup
+	mu      sync.Mutex
+	items   list                 // guarded by mu; what Close undoes, oldest first
+	index   map[string][]*record // guarded by mu; records by identityKey, oldest first; built on the first lookup
+	pending map[string]*deletion // guarded by mu; the DeleteOnClose calls in items, by deletionKey
 }
 
 // stopped reports whether n or a scope it is nested in has begun to close.
@@ -136,11 +137,17 @@ func (n *node) track(r *record) {
 	}
 }
 
-// unlink removes it from n's list, and a record from the index, if they
-// still hold it. Callers hold n.mu.
+// unlink removes it from n's list, and a record from the index or a
+// DeleteOnClose call from pending, if they still hold it. Callers hold n.mu.
 func (n *node) unlink(it *item) {
+	if !n.items.remove(it) {
+		return
+	}
+	if d, ok := it.of.(*deletion); ok && d.key != "" {
+		delete(n.pending, d.key)
+	}
 	r := it.record()
-	if !n.items.remove(it) || r == nil {
+	if r == nil {
 		return
 	}
 	if n.index != nil && !r.unchecked() {

@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -26,6 +27,30 @@ type deletion struct {
 	item
 	labels prometheus.Labels
 	vecs   []Deleter
+	key    string // the labels and the vectors, to find a call made again; "" for a vector that is no pointer
+}
+
+// deletionKey is what tells a DeleteOnClose call made again: the labels,
+// sorted, and the addresses of the vectors, sorted; "" if a vector is no
+// pointer, which cannot be told apart from an equal one.
+func deletionKey(labels prometheus.Labels, vecs []Deleter) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		fmt.Fprintf(&b, "%q=%q,", k, labels[k])
+	}
+	ptrs := make([]uintptr, len(vecs))
+	for i, v := range vecs {
+		rv := reflect.ValueOf(v)
+		if rv.Kind() != reflect.Pointer {
+			return ""
+		}
+		ptrs[i] = rv.Pointer()
+	}
+	slices.Sort(ptrs)
+	for _, p := range slices.Compact(ptrs) {
+		fmt.Fprintf(&b, "%x,", p)
+	}
+	return b.String()
 }
 
 // run deletes d's series, and returns a *DeleteError, for the scope whose
@@ -105,9 +130,11 @@ func (d *deletion) carrying(v Deleter) []series {
 // series with those labels left, reports a [DeleteError].
 //
 // Close deletes them in its turn, newest first among everything the scope
-// owns. On a scope whose Close, or that of a scope it is nested in, has
-// begun, DeleteOnClose deletes at once, and reports nothing. The labels and
-// vecs are copied.
+// owns. A call with the same labels and the same vectors as one pending on
+// the scope adds nothing, so a loop that calls DeleteOnClose on every pass
+// does not grow the scope. On a scope whose Close, or that of a scope it is
+// nested in, has begun, DeleteOnClose deletes at once, and reports nothing.
+// The labels and vecs are copied.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
 // the vectors, if no vector is given, or if a vector is nil: all three are
@@ -125,12 +152,22 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
 		}
 	}
-	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs)}
+	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs), key: deletionKey(labels, vecs)}
 	n := s.n
 	n.mu.Lock()
 	if !n.stopped() {
+		if d.key != "" && n.pending[d.key] != nil {
+			n.mu.Unlock()
+			return // the same call is pending
+		}
 		d.of = d
 		n.items.push(&d.item)
+		if d.key != "" {
+			if n.pending == nil {
+				n.pending = map[string]*deletion{}
+			}
+			n.pending[d.key] = d
+		}
 		n.mu.Unlock()
 		return
 	}

@@ -130,6 +130,41 @@ func TestDeleteOnClose(t *testing.T) {
 		promtest.Expose(t, reg, append([]string{`env_total{path="/a",tenant="acme"} 1`, `requests_total{path="/a",tenant="acme"} 1`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)...)
 	})
 
+	// A call with the same labels and vectors as one pending, in any
+	// order, adds nothing: a reconcile loop that calls DeleteOnClose on
+	// every pass leaves one call, which Close runs once, reporting what
+	// the curried vector, asked first, did not delete once.
+	t.Run("called again", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		requests, _ := shared(reg)
+		curried := requests.MustCurryWith(prometheus.Labels{"tenant": "acme"})
+		s := registry.NewScope(reg, registry.WithName("acme"))
+		for range 1000 {
+			s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, curried, requests)
+		}
+		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, requests, curried, requests)
+		var des []*registry.DeleteError
+		for _, e := range multierr.Errors(s.Close()) {
+			var de *registry.DeleteError
+			if !errors.As(e, &de) {
+				t.Fatalf("Close returned %v, want DeleteErrors only", e)
+			}
+			des = append(des, de)
+		}
+		if len(des) != 1 || len(des[0].Series) != 2 {
+			t.Errorf("Close reported %v, want the curried vector's two series once", des)
+		}
+		promtest.Expose(t, reg, append([]string{`queue_depth{tenant="acme"} 5`}, globex...)...)
+		s = registry.NewScope(reg, registry.WithName("acme"))
+		requests.WithLabelValues("acme", "/a").Inc()
+		for range 1000 {
+			s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, curried)
+		}
+		if errs := multierr.Errors(s.Close()); len(errs) != 1 {
+			t.Errorf("Close reported %d errors, want the curried vector's once", len(errs))
+		}
+	})
+
 	vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "v", Help: "h"}, []string{"tenant"})
 	misuse := []struct {
 		name   string

@@ -20,10 +20,11 @@ import (
 // scopes nested in it. The index holds the scopes, not their users' handles,
 // so an outermost scope that was dropped without Close while it still owned
 // something is still listed, as it still has registrations in the parent;
-// its leak report (see [WithLeakReport]) is how it can be closed. One
-// dropped while it owned nothing, not even a nested scope, is closed when
-// the garbage collector finds its handle unreachable, and so leaves the
-// index. The zero value is an empty index, ready to use.
+// its leak report (see [WithLeakReport]) is how it can be closed. A scope of
+// a listed tree dropped while it owns nothing is closed once the garbage
+// collector finds its handle unreachable and no scope is nested in it any
+// more, and so leaves the index or the scope it is nested in. The zero value
+// is an empty index, ready to use.
 type Index struct {
 	mu    sync.Mutex
 	roots list // guarded by mu; the outermost scopes, oldest first

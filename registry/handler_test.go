@@ -185,7 +185,7 @@ func TestHandler(t *testing.T) {
 			registry.NewScope(reg, registry.WithName("leaked"), registry.WithIndex(&x)).MustRegister(promtest.Gauge("jobs", 1))
 		}()
 		registry.NewScope(reg, registry.WithName("closed"), registry.WithIndex(&x)).Close()
-		kept.Child(registry.WithName("inner"), registry.WithIndex(&registry.Index{}))
+		inner := kept.Child(registry.WithName("inner"), registry.WithIndex(&registry.Index{}))
 		// Scopes dropped while they own nothing are closed, and leave
 		// the index or the scope they are nested in.
 		func() {
@@ -197,6 +197,11 @@ func TestHandler(t *testing.T) {
 		where := line()
 		program := registry.NewScope(reg, registry.WithName("program"), registry.WithIndex(&x), registry.WithLeakReport(func(registry.Leak) {}))
 		func() { program.Child(registry.WithName("dropped")) }()
+		// A dropped scope that had an empty scope nested in it goes too,
+		// once that one has: the runtime may find the outer one garbage
+		// first.
+		func() { program.Child(registry.WithName("pair")).Child(registry.WithName("inner")) }()
+		func() { registry.NewScope(reg, registry.WithName("ghost"), registry.WithIndex(&x)).Child() }()
 		// So is one whose parent panics as the collector of its
 		// unchecked ones is unregistered: the panic, on the runtime's
 		// goroutine, does not end the program.
@@ -219,6 +224,7 @@ func TestHandler(t *testing.T) {
 		if got != want {
 			t.Errorf("the page is %q, want %q", got, want)
 		}
+		runtime.KeepAlive(inner)
 		runtime.KeepAlive(program)
 	})
 

@@ -56,38 +56,52 @@ func (l Leak) Close() error {
 	if l.n == nil {
 		return nil
 	}
-	return l.n.close()
+	err := l.n.close()
+	closeDropped(l.n.up)
+	return err
 }
 
-// reportLeak is the cleanup of a scope made with WithLeakReport, or of an
-// outermost scope made with WithIndex: its handle is garbage. A scope whose
-// Close, or that of a scope it is nested in, has begun is not reported, nor
-// is one nested in a scope reported already, whose Leak takes it back too,
-// nor one that holds nothing that no report named.
-//
-// A scope that is not reported, and holds nothing at all, is closed: nobody
-// can register through it or nest a scope in it any more, and so the scope
-// it is nested in, or the Index, no longer keeps it.
+// reportLeak is the cleanup of a watched scope (see NewScope): its handle
+// is garbage. A scope whose Close, or that of a scope it is nested in, has
+// begun is not reported, nor is one nested in a scope reported already,
+// whose Leak takes it back too, nor one that holds nothing that no report
+// named. A scope that is not reported is closed if it holds nothing at all
+// (see closeDropped).
 //
 // The runtime may run cleanups at the same time, so the reports of one tree
 // are decided one at a time.
 func reportLeak(n *node) {
+	n.dropped.Store(true)
 	if n.report != nil {
 		if metrics := n.leaked(); len(metrics) > 0 {
 			n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
 			return
 		}
 	}
-	n.mu.Lock()
-	empty := n.items.head == nil
-	n.mu.Unlock()
-	if empty {
-		// Closing an outermost scope unregisters its collector of
-		// unchecked ones from the parent, if it has one, last. A parent
-		// that panics there would end the program from the runtime's
-		// goroutine, with no caller to hand the panic to: it is dropped.
-		defer func() { _ = recover() }()
-		_ = n.close() // it owns nothing: there is nothing to report
+	closeDropped(n)
+}
+
+// closeDropped closes n if its handle is gone and it holds nothing at all,
+// then, likewise, the scope it is nested in, and so on out: nobody can
+// register through such a scope or nest one in it any more, and closing it
+// lets the scope it is nested in, or the Index, forget it. A scope dropped
+// while a nested scope was still in it is closed once that one has left,
+// by its own cleanup, Close or Leak.Close.
+//
+// Closing an outermost scope unregisters its collector of unchecked ones
+// from the parent, if it has one, last. A parent that panics there would
+// end the program from the runtime's goroutine, or come out of the Close of
+// a scope nested in it, with nobody to hand the panic to: it is dropped.
+func closeDropped(n *node) {
+	defer func() { _ = recover() }()
+	for ; n != nil && n.dropped.Load() && !n.stopped(); n = n.up {
+		n.mu.Lock()
+		empty := n.items.head == nil
+		n.mu.Unlock()
+		if !empty {
+			return
+		}
+		_ = n.close() // it holds nothing: there is nothing to report
 	}
 }
 

@@ -31,6 +31,7 @@ type node struct {
 	closing  atomic.Bool // set when Close begins, under gate and mu; never cleared
 	closed   atomic.Bool // set when a Close has undone everything
 	reported bool        // guarded by root.reporting; set when a leak report has named n
+	dropped  atomic.Bool // set when n's handle was found garbage
 
 	mu      sync.Mutex
 	items   list                 // guarded by mu; what Close undoes, oldest first

@@ -90,8 +90,9 @@ func WithName(name string) Option {
 // those metrics back: keep such a handle, or make the view with
 // [prometheus.WrapRegistererWith], whose registrations the scope owns.
 //
-// A scope dropped while it owns nothing, not even a nested scope, is not
-// reported but closed, so that the scope it is nested in no longer keeps it.
+// A scope dropped while it owns nothing is not reported but closed, as soon
+// as no scope is nested in it any more, so that the scope it is nested in
+// no longer keeps it.
 //
 // Without this option nothing is tracked and nothing costs; with it, each
 // scope records where it was made (one runtime.Callers) and adds a runtime
@@ -105,7 +106,7 @@ func WithLeakReport(report func(Leak)) Option {
 // WithIndex lists the scope in x, for [Handler], from NewScope until its
 // Close completes, with every scope nested in it. It applies to an
 // outermost scope; a nested scope is listed under the scope it is nested
-// in, and ignores it. A runtime cleanup closes the scope if it is dropped
+// in, and ignores it. Runtime cleanups close a scope of the tree dropped
 // while it owns nothing, so that x no longer lists it (see [Index]).
 func WithIndex(x *Index) Option {
 	return optionFunc(func(o *options) { o.index = x })

@@ -25,11 +25,11 @@ var (
 // an empty scope.
 type Scope struct {
 	n     *node
-	watch *watch // with a leak report or an index; shared by every copy of the Scope
+	watch *watch // for a watched scope (see NewScope); shared by every copy of the Scope
 }
 
-// A watch is what the cleanup of a scope with a leak report or an index
-// waits on (see reportLeak): an object of its own that every copy of a Scope
+// A watch is what the cleanup of a watched scope waits on (see
+// reportLeak): an object of its own that every copy of a Scope
 // refers to, and nothing else does, so that the cleanup runs when the last
 // copy is dropped, and not when the Scope NewScope returned is copied into
 // a struct and dropped.
@@ -70,10 +70,12 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	if report == nil && up != nil {
 		report = up.report
 	}
-	// A scope is made in one allocation with its node and, for a root,
-	// its root. A watched scope's Scope is an object of its own: the
+	// A scope is watched, so that reportLeak runs once its handle is
+	// garbage, if it has a leak report or is in a tree listed in an
+	// Index. It is made in one allocation with its node and, for a root,
+	// its root; a watched scope's Scope is an object of its own: the
 	// cleanup keeps the node, which must not keep the watch.
-	watched := report != nil || up == nil && o.index != nil
+	watched := report != nil || up == nil && o.index != nil || up != nil && up.root.index != nil
 	var s *Scope
 	var n *node
 	var rt *root
@@ -337,6 +339,7 @@ func (s *Scope) Close() error {
 		s.watch.cleanup.Stop()
 	}
 	err := s.n.close()
+	closeDropped(s.n.up)
 	runtime.KeepAlive(s.watch)
 	return err
 }

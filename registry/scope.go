@@ -29,10 +29,10 @@ type Scope struct {
 }
 
 // A watch is what the cleanup of a watched scope waits on (see
-// reportLeak): an object of its own that every copy of a Scope
-// refers to, and nothing else does, so that the cleanup runs when the last
-// copy is dropped, and not when the Scope NewScope returned is copied into
-// a struct and dropped.
+// reportLeak): an object of its own that every copy of a Scope refers to,
+// and nothing else does, so that the cleanup runs when the last copy is
+// dropped, and not when the Scope NewScope returned is copied into a struct
+// and dropped.
 type watch struct {
 	cleanup runtime.Cleanup // runs reportLeak; set once
 }

@@ -116,6 +116,7 @@ const (
 	opOutRegister          // scope, chain, collector: an outsider registers
 	opSeries               // vector, labels, amount: a series is added to
 	opDelete               // scope, labels, vectors: DeleteOnClose
+	opRegisterScope        // scope, chain, scope, mode: a scope of the tree registered as a collector
 	nOps
 )
 
@@ -1024,6 +1025,7 @@ const (
 	kRefused  // another error from the registry
 	kInjected // promtest.ErrInjected
 	kPanicked // the parent's panic, promtest.ErrInjected, goes on
+	kOwnTree  // an error that is none of the above: a scope of the tree registered in it
 )
 
 // register applies rules 1, 2, 3, 5 and 6 to Register(c) on s, with c
@@ -1752,6 +1754,8 @@ func (w *world) op(in *input) {
 		w.series(in)
 	case opDelete:
 		w.deleteOnClose(in)
+	case opRegisterScope:
+		w.registerScope(in)
 	}
 }
 
@@ -2410,6 +2414,29 @@ func (w *world) deleteOnClose(in *input) {
 	}
 }
 
+// registerScope applies rule 1 to a scope of s's tree registered through s,
+// through the wrappers chain: refused, and nothing registered. (A scope of
+// another tree is a collector whose Describe changes with what it owns,
+// which the model does not follow.)
+func (w *world) registerScope(in *input) {
+	s, ch, t := w.scope(in), chain(in), w.scope(in)
+	mode := in.n(nModes)
+	if s == nil || t == nil || t.tree != s.tree {
+		return
+	}
+	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
+	target := chainString(s.path2(), ch)
+	r := through(s.real, ch)
+	if mode == modeRegister {
+		w.say("err = %s.Register(%s)", target, t.path2())
+		w.checkErr("Register", r.Register(t.real), want, nil, nil)
+		return
+	}
+	w.say("%s.MustRegister(%s)", target, t.path2())
+	v := promtest.Panic(func() { r.MustRegister(t.real) })
+	w.checkPanic("MustRegister", v, want, nil, nil, s, len(ch) == 0)
+}
+
 func faultName(f promtest.Fault) string {
 	return [...]string{"Pass", "Fail", "Claim", "ClaimNobody", "Refuse", "LieKept", "LieRemoved", "Block", "BlockAfter", "Panicking", "PanicAfter"}[f]
 }
@@ -2470,6 +2497,10 @@ func mismatch(err error, want outcome, o *object, passed prometheus.Collector) s
 	case kInjected:
 		if !errors.Is(err, promtest.ErrInjected) {
 			return "want the parent's error (rule 2)"
+		}
+	case kOwnTree:
+		if err == nil || isARE || errors.Is(err, registry.ErrClosed) || errors.Is(err, registry.ErrNilCollector) {
+			return "want the error for a scope of the scope's own tree (rule 1)"
 		}
 	case kTaken:
 		if !isARE {
@@ -2842,6 +2873,10 @@ func addSeries(vec, tenant, link, amount int) []byte {
 // deleteOnClose: labels indexes deleteLabels; vecs is a vector index
 // (vCurried included), with 4 added for the shared vector too, or 0x38 for
 // none, 0x30 for a nil one.
+func registerScope(scope int, ws []byte, other, mode int) []byte {
+	return prog([]byte{opRegisterScope, byte(scope), byte(len(ws))}, ws, []byte{byte(other), byte(mode)})
+}
+
 func deleteOnClose(scope, labels, vecs int) []byte {
 	return []byte{opDelete, byte(scope), byte(labels), byte(vecs)}
 }
@@ -3451,6 +3486,23 @@ var seeds = []seed{
 			deleteOnClose(0, 0, vVec0a|4),
 			addSeries(vShared, 0, 0, 1),
 			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "a scope of the tree registered in it",
+		// s0 registers itself; s1, nested in it through a label wrapper,
+		// registers s0 through a prefix wrapper, and s0 registers s1, by
+		// Register and by MustRegister: each is refused, and nothing is
+		// registered (rule 1). Once s0 has closed, ErrClosed is as right.
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			registerScope(0, none, 0, modeRegister),
+			nestWrapped(0, []byte{wl(0, 0)}, noOpts()),
+			registerScope(1, []byte{wp(0)}, 0, modeRegister),
+			registerScope(0, none, 1, modeMust),
+			closeScope(0, noFault, 0),
+			registerScope(1, none, 0, modeRegister),
 		),
 	},
 	{

@@ -2415,13 +2415,22 @@ func (w *world) deleteOnClose(in *input) {
 }
 
 // registerScope applies rule 1 to a scope of s's tree registered through s,
-// through the wrappers chain: refused, and nothing registered. (A scope of
-// another tree is a collector whose Describe changes with what it owns,
-// which the model does not follow.)
+// through the wrappers chain: refused, and nothing registered; and rules 1,
+// 2 and 17 to a scope of a tree that s's tree registers into through
+// forwarders: that tree refuses it. (A scope of any other tree is a
+// collector whose Describe changes with what it owns, which the model does
+// not follow.)
 func (w *world) registerScope(in *input) {
 	s, ch, t := w.scope(in), chain(in), w.scope(in)
 	mode := in.n(nModes)
-	if s == nil || t == nil || t.tree != s.tree {
+	if s == nil || t == nil {
+		return
+	}
+	behind := false
+	for v := s.tree.via; v != nil; v = v.scope.tree.via {
+		behind = behind || v.scope.tree == t.tree
+	}
+	if t.tree != s.tree && !behind {
 		return
 	}
 	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
@@ -3503,6 +3512,21 @@ var seeds = []seed{
 			registerScope(0, none, 1, modeMust),
 			closeScope(0, noFault, 0),
 			registerScope(1, none, 0, modeRegister),
+		),
+	},
+	{
+		name: "the scope behind a forwarder registered through it",
+		// s1, with a prefix, is on a forwarder over s0. s1 registers s0:
+		// it passes s0 on in a collector of its own, which s0 refuses, as
+		// it would s0 itself (rules 1, 2, 17); so is s0 through s2, with
+		// a label, on a forwarder over s1.
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			rootOnScope(0, none, opts(0)),
+			registerScope(1, none, 0, modeRegister),
+			rootOnScope(1, none, opts(-1, lbl(0, 0))),
+			registerScope(2, none, 0, modeMust),
 		),
 	},
 	{

@@ -333,6 +333,21 @@ func TestRegister(t *testing.T) {
 		if err, _ := promtest.Panic(func() { program.MustRegister(mirror) }).(error); err == nil || !strings.HasPrefix(err.Error(), "registry: a scope cannot register a scope of its own tree") {
 			t.Errorf("MustRegister panicked with %v, want the scope's own error", err)
 		}
+		// Through a Registerer of the user's own that forwards to the
+		// program scope, a scope with a view registers the program
+		// scope in a viewed collector of its own: the program scope
+		// refuses it all the same (rule 2: its error is returned).
+		for _, wrap := range []bool{false, true} {
+			forwarder := promtest.NewParent(nil)
+			forwarder.Next = program
+			if wrap {
+				forwarder.Next = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, program)
+			}
+			fed := registry.NewScope(forwarder, registry.WithPrefix("federated_"))
+			if err := fed.Register(program); err == nil || !strings.Contains(err.Error(), "registry: a scope cannot register a scope of its own tree") {
+				t.Errorf("through a forwarder (wrapper %t): Register = %v, want the program scope's refusal", wrap, err)
+			}
+		}
 		other := registry.NewScope(nil)
 		other.MustRegister(promtest.Gauge("tasks", 2))
 		mirror.MustRegister(other)

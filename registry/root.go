@@ -84,24 +84,44 @@ func (rt *root) registered(existing prometheus.Collector) prometheus.Collector {
 	return existing
 }
 
-// holds reports whether c, of kind k, is a Scope of rt's tree, as it is or
-// behind client_golang's wrappers.
+// holds reports whether c, of kind k, is a Scope of rt's tree, as it is,
+// behind client_golang's wrappers, or behind the viewed collectors of scopes
+// with views: a scope with a view on a Registerer that forwards to a scope
+// registers, in place of that scope, a viewed collector of it.
 func (rt *root) holds(c prometheus.Collector, k kind) bool {
-	if s, ok := c.(*Scope); ok {
-		return s.n != nil && s.n.root == rt
+	for range 64 {
+		switch x := c.(type) {
+		case *Scope:
+			return x.n != nil && x.n.root == rt
+		case *viewed:
+			r := x.owner()
+			if r == nil {
+				return false
+			}
+			c, k = r.c, kindOf(r.c)
+			continue
+		}
+		if k != ownWrapper {
+			return false
+		}
+		// A wrapper holds what it wraps in a field, which package
+		// reflect lets this code read but not turn back into a
+		// collector: the roots of a Scope are compared as pointers, and
+		// a viewed collector is asked for through a registry.
+		inner, _, _ := peel(reflect.ValueOf(c))
+		switch {
+		case !inner.IsValid() || inner.Kind() != reflect.Pointer || inner.IsNil():
+			return false
+		case inner.Type() == reflect.TypeFor[*viewed]():
+			c, k = unwrap(c), foreign
+			continue
+		case inner.Type() != reflect.TypeFor[*Scope]():
+			return false
+		}
+		n := inner.Elem().FieldByName("n")
+		return !n.IsNil() && n.Elem().FieldByName("root").Pointer() == reflect.ValueOf(rt).Pointer()
 	}
-	if k != ownWrapper {
-		return false
-	}
-	// A wrapper holds the Scope in a field, which package reflect lets
-	// this code read but not turn back into a *Scope: the roots are
-	// compared as pointers.
-	inner, _, _ := peel(reflect.ValueOf(c))
-	if !inner.IsValid() || inner.Type() != reflect.TypeFor[*Scope]() || inner.IsNil() {
-		return false
-	}
-	n := inner.Elem().FieldByName("n")
-	return !n.IsNil() && n.Elem().FieldByName("root").Pointer() == reflect.ValueOf(rt).Pointer()
+	return false
 }
 
 // isQuestion reports whether c is a scope's question, as it is, behind

@@ -21,9 +21,10 @@ import (
 // so an outermost scope that was dropped without Close while it still owned
 // something is still listed, as it still has registrations in the parent;
 // its leak report (see [WithLeakReport]) is how it can be closed. A scope of
-// a listed tree dropped while it owns nothing is closed once the garbage
-// collector finds its handle unreachable and no scope is nested in it any
-// more, and so leaves the index or the scope it is nested in. The zero value
+// a listed tree dropped while it has nothing to report is closed once the
+// garbage collector finds its handle unreachable and it holds no
+// registration and no nested scope, and so leaves the index or the scope it
+// is nested in. The zero value
 // is an empty index, ready to use.
 type Index struct {
 	mu    sync.Mutex

@@ -81,12 +81,12 @@ func reportLeak(n *node) {
 	closeDropped(n)
 }
 
-// closeDropped closes n if its handle is gone and it holds nothing at all,
-// then, likewise, the scope it is nested in, and so on out: nobody can
-// register through such a scope or nest one in it any more, and closing it
-// lets the scope it is nested in, or the Index, forget it. A scope dropped
-// while a nested scope was still in it is closed once that one has left,
-// by its own cleanup, Close or Leak.Close.
+// closeDropped closes n if its handle is gone and it is idle, then,
+// likewise, the scope it is nested in, and so on out: nobody can register
+// through such a scope or nest one in it any more, and closing it lets the
+// scope it is nested in, or the Index, forget it. A scope dropped while a
+// nested scope was still in it is closed once that one has left, by its own
+// cleanup, Close or Leak.Close.
 //
 // Closing an outermost scope unregisters its collector of unchecked ones
 // from the parent, if it has one, last. A parent that panics there would
@@ -95,14 +95,36 @@ func reportLeak(n *node) {
 func closeDropped(n *node) {
 	defer func() { _ = recover() }()
 	for ; n != nil && n.dropped.Load() && !n.stopped(); n = n.up {
-		n.mu.Lock()
-		empty := n.items.head == nil
-		n.mu.Unlock()
-		if !empty {
+		if !n.idle() {
 			return
 		}
-		_ = n.close() // it holds nothing: there is nothing to report
+		_ = n.close() // it holds nothing to report
 	}
+}
+
+// idle reports whether n holds no registration and no nested scope, and
+// its pending DeleteOnClose calls have no series to delete: closing it
+// changes nothing that can be seen.
+func (n *node) idle() bool {
+	var ds []*deletion
+	n.mu.Lock()
+	for it := n.items.head; it != nil; it = it.next {
+		d, ok := it.of.(*deletion)
+		if !ok {
+			n.mu.Unlock()
+			return false
+		}
+		ds = append(ds, d)
+	}
+	n.mu.Unlock()
+	for _, d := range ds {
+		for _, v := range d.vecs {
+			if len(d.carrying(v)) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // leaked returns what a report of n names, marking n reported, or nothing

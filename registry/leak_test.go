@@ -263,6 +263,33 @@ func TestLeakReport(t *testing.T) {
 		registrytest.VerifyNone(t, reg)
 	})
 
+	// A dropped scope whose only content is a DeleteOnClose with no
+	// series to delete is not reported, but closed: a later component's
+	// series with those labels stay when the program scope closes.
+	t.Run("dropped with nothing to delete", func(t *testing.T) {
+		ch := make(leaks, 4)
+		reg := prometheus.NewPedanticRegistry()
+		program := registry.NewScope(reg, registry.WithName("program"), registry.WithLeakReport(ch.report))
+		links := promtest.CounterVec("links_total", "link")
+		reg.MustRegister(links)
+		for range 10 {
+			func() { program.Child(registry.WithName("west")).DeleteOnClose(prometheus.Labels{"link": "west"}, links) }()
+		}
+		for range 100 {
+			if got := ch.wait(1, 1); len(got) != 0 {
+				t.Fatalf("reported %+v", got)
+			}
+			if !strings.Contains(body(serve(registry.Handler(program), "GET", "/")), "program/west") {
+				break
+			}
+		}
+		links.WithLabelValues("west").Inc()
+		if err := program.Close(); err != nil {
+			t.Fatal(err)
+		}
+		promtest.Expose(t, reg, `links_total{link="west"} 1`)
+	})
+
 	// A Scope copied into a component's struct, as a value, is not
 	// dropped while the copy is in use, though the pointer NewScope
 	// returned is gone: it is reported when the copy is dropped too.

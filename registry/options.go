@@ -90,9 +90,10 @@ func WithName(name string) Option {
 // those metrics back: keep such a handle, or make the view with
 // [prometheus.WrapRegistererWith], whose registrations the scope owns.
 //
-// A scope dropped while it owns nothing is not reported but closed, as soon
-// as no scope is nested in it any more, so that the scope it is nested in
-// no longer keeps it.
+// A scope dropped while it has nothing to report is not reported but
+// closed, as soon as it holds no registration and no nested scope (a
+// pending DeleteOnClose with no series to delete deletes none), so that the
+// scope it is nested in no longer keeps it.
 //
 // Without this option nothing is tracked and nothing costs; with it, each
 // scope records where it was made (one runtime.Callers) and adds a runtime

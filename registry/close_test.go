@@ -509,6 +509,28 @@ func TestClose(t *testing.T) {
 		registrytest.VerifyNone(t, p.Reg)
 	})
 
+	// A parent that panics as Close takes back out the question it asked
+	// about a registration somebody else removed leaves the question
+	// registered: the next Close takes it out, reports the registration
+	// as before, and the metric can be registered again.
+	t.Run("parent panics on the question", func(t *testing.T) {
+		p := promtest.NewParent(promtest.On("unregister", "jobs", 0, promtest.Panicking))
+		scope := registry.NewScope(p, registry.WithName("s"))
+		g := promtest.Gauge("jobs", 1)
+		scope.MustRegister(g)
+		p.Reg.Unregister(g) // somebody else
+		if v, _ := promtest.Panic(func() { scope.Close() }).(error); !errors.Is(v, promtest.ErrInjected) {
+			t.Fatalf("Close panicked with %v", v)
+		}
+		err := scope.Close()
+		if metrics, others := promtest.UnregisterErrors(err); len(metrics) != 1 || len(others) != 0 || !strings.Contains(err.Error(), "somebody else unregistered it") {
+			t.Errorf("second Close = %v, want jobs reported as unregistered by somebody else", err)
+		}
+		if err := p.Reg.Register(promtest.Gauge("jobs", 2)); err != nil {
+			t.Errorf("jobs cannot be registered again: %v", err)
+		}
+	})
+
 	// A Close slow in the parent holds no lock that siblings, the scope
 	// around it, or a scrape need; the outer scope's Close waits for it.
 	t.Run("blocked in the parent", func(t *testing.T) {

@@ -20,6 +20,37 @@ type root struct {
 	top          *node  // the outermost scope
 
 	reporting sync.Mutex // held while a leak report of the tree is decided
+	strays    strays     // questions a parent's panic left registered
+}
+
+// strays are the questions of a tree that a parent left registered,
+// panicking as Close took them back out: nobody's collectors, which hold an
+// identity until the next Close that meets one takes it out.
+type strays struct {
+	mu sync.Mutex
+	qs map[*question]struct{} // guarded by mu
+}
+
+func (s *strays) put(q *question) {
+	s.mu.Lock()
+	if s.qs == nil {
+		s.qs = map[*question]struct{}{}
+	}
+	s.qs[q] = struct{}{}
+	s.mu.Unlock()
+}
+
+// take reports whether c is one of the strays, and forgets it.
+func (s *strays) take(c prometheus.Collector) bool {
+	q, ok := c.(*question)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok = s.qs[q]
+	delete(s.qs, q)
+	return ok
 }
 
 // add registers r with the parent: a checked collector directly, an
@@ -208,14 +239,24 @@ func (rt *root) takeBack(r *record, p pass) (removed bool, err error) {
 	answer := rt.reg.Register(q)
 	are, isARE := asAlreadyRegistered(answer)
 	switch {
-	case answer == nil:
-		// Nobody held the identity. The question registered it, so
-		// take it back out. A parent that keeps nothing refuses, and
-		// then there is nothing to report; nor is there when the scope
-		// itself freed the identity, through another record of the
-		// same collector.
+	case answer == nil, isARE && rt.strays.take(are.ExistingCollector):
+		// Nobody held the identity, or a question of the tree's that a
+		// parent's panic left registered held it. The question
+		// registered the identity, or stands for the stray: take it
+		// back out. A parent that keeps nothing refuses, and then there
+		// is nothing to report; nor is there when the scope itself
+		// freed the identity, through another record of the same
+		// collector. If the parent panics, the question is a stray.
+		stray := true
+		defer func() {
+			if stray {
+				rt.strays.put(q)
+			}
+		}()
+		out := rt.reg.Unregister(q)
+		stray = false
 		switch {
-		case !rt.reg.Unregister(q) && !rt.keepsNothing:
+		case !out && !rt.keepsNothing:
 			return false, notRegistered{why: "somebody else unregistered it, and the parent refused to unregister the question asked about it"}
 		case rt.keepsNothing || p.freed(r):
 			return false, nil

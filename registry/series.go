@@ -132,7 +132,9 @@ func (d *deletion) carrying(v Deleter) []series {
 // Close deletes them in its turn, newest first among everything the scope
 // owns. A call with the same labels and the same vectors as one pending on
 // the scope adds nothing, so a loop that calls DeleteOnClose on every pass
-// does not grow the scope. On a scope whose Close, or that of a scope it is
+// does not grow the scope; the same vector means the same value, and
+// MustCurryWith makes a new one on every call: curry once, outside the
+// loop. On a scope whose Close, or that of a scope it is
 // nested in, has begun, DeleteOnClose deletes at once, and reports nothing.
 // The labels and vecs are copied.
 //

@@ -273,7 +273,9 @@ func TestLeakReport(t *testing.T) {
 		links := promtest.CounterVec("links_total", "link")
 		reg.MustRegister(links)
 		for range 10 {
-			func() { program.Child(registry.WithName("west")).DeleteOnClose(prometheus.Labels{"link": "west"}, links) }()
+			func() {
+				program.Child(registry.WithName("west")).DeleteOnClose(prometheus.Labels{"link": "west"}, links)
+			}()
 		}
 		for range 100 {
 			if got := ch.wait(1, 1); len(got) != 0 {

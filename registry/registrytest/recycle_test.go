@@ -274,7 +274,6 @@ func TestVerifyRecycle(t *testing.T) {
 	})
 }
 
-
 // dropEmpty makes a scope on reg and drops it, holding nothing; if gc, the
 // garbage collector runs before it returns.
 //

@@ -2426,11 +2426,16 @@ func (w *world) registerScope(in *input) {
 	if s == nil || t == nil {
 		return
 	}
-	behind := false
-	for v := s.tree.via; v != nil; v = v.scope.tree.via {
-		behind = behind || v.scope.tree == t.tree
+	// A closed scope describes and collects nothing, and the one behind a
+	// forwarder returns ErrClosed or, once the tree's collector of
+	// unchecked ones is there, is not asked ("What is not promised"): the
+	// model leaves those out.
+	behind, closedOnTheWay := false, t.state != open
+	for v := s.tree.via; v != nil && !behind; v = v.scope.tree.via {
+		behind = v.scope.tree == t.tree
+		closedOnTheWay = closedOnTheWay || v.scope.state != open
 	}
-	if t.tree != s.tree && !behind {
+	if t.tree != s.tree && (!behind || closedOnTheWay) {
 		return
 	}
 	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
@@ -3519,7 +3524,10 @@ var seeds = []seed{
 		// s1, with a prefix, is on a forwarder over s0. s1 registers s0:
 		// it passes s0 on in a collector of its own, which s0 refuses, as
 		// it would s0 itself (rules 1, 2, 17); so is s0 through s2, with
-		// a label, on a forwarder over s1.
+		// a label, on a forwarder over s1. s3 owns nothing, so describes
+		// nothing: s4, on a forwarder over it, would register it as an
+		// unchecked collector, through its one collector of those, which
+		// s3 then holds, and is refused too.
 		program: prog(
 			root(onReg, noOpts()),
 			register(0, none, cG0a, modeRegister, noFault),
@@ -3527,6 +3535,9 @@ var seeds = []seed{
 			registerScope(1, none, 0, modeRegister),
 			rootOnScope(1, none, opts(-1, lbl(0, 0))),
 			registerScope(2, none, 0, modeMust),
+			root(onReg, noOpts()),
+			rootOnScope(3, none, noOpts()),
+			registerScope(4, none, 3, modeRegister),
 		),
 	},
 	{

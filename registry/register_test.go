@@ -347,6 +347,18 @@ func TestRegister(t *testing.T) {
 			if err := fed.Register(program); err == nil || !strings.Contains(err.Error(), "registry: a scope cannot register a scope of its own tree") {
 				t.Errorf("through a forwarder (wrapper %t): Register = %v, want the program scope's refusal", wrap, err)
 			}
+			// An empty scope describes nothing: registered as an unchecked
+			// collector, through the tree's one collector of those, which
+			// the scope behind holds, it is refused too.
+			empty := registry.NewScope(prometheus.NewRegistry())
+			forwarder.Next = empty
+			for _, on := range []*registry.Scope{registry.NewScope(forwarder), registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"f": "1"}))} {
+				if err := on.Register(empty); err == nil || !strings.Contains(err.Error(), "collects the scope's own collectors") {
+					t.Errorf("an empty scope through a forwarder (wrapper %t): Register = %v, want it refused", wrap, err)
+				}
+			}
+			empty.MustRegister(promtest.Gauge("late", 1))
+			promtest.Expose(t, empty, "late{} 1")
 		}
 		other := registry.NewScope(nil)
 		other.MustRegister(promtest.Gauge("tasks", 2))

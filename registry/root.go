@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -304,6 +305,53 @@ type hub struct {
 // handle is what the parent holds of a hub.
 type handle struct{ hub atomic.Pointer[hub] }
 
+// reaches reports whether collecting c would collect x: c is x, or a scope
+// that owns it, or what a viewed collector, a client_golang wrapper or a hub
+// collects leads to it. seen holds the pointers looked at.
+func reaches(c prometheus.Collector, x *handle, seen map[uintptr]bool) bool {
+	v := reflect.ValueOf(c)
+	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() || seen[v.Pointer()] {
+		return false // no collector of promscope's, and no client_golang wrapper, is a value
+	}
+	seen[v.Pointer()] = true
+	var next []prometheus.Collector
+	switch v := c.(type) {
+	case *handle:
+		if v == x {
+			return true
+		}
+		if h := v.hub.Load(); h != nil {
+			h.mu.Lock()
+			for r := range h.records {
+				next = append(next, r.held())
+			}
+			h.mu.Unlock()
+		}
+	case *Scope:
+		if v.n != nil {
+			for _, r := range v.n.appendRecords(nil) {
+				next = append(next, r.held())
+			}
+		}
+	case *viewed:
+		if r := v.owner(); r != nil {
+			next = append(next, r.c)
+		}
+	default:
+		if isWrapper(c) {
+			if u := unwrap(c); u != c {
+				next = append(next, u)
+			}
+		}
+	}
+	for _, n := range next {
+		if reaches(n, x, seen) {
+			return true
+		}
+	}
+	return false
+}
+
 func (*handle) Describe(chan<- *prometheus.Desc) {}
 
 func (x *handle) Collect(ch chan<- prometheus.Metric) {
@@ -324,10 +372,20 @@ func (x *handle) Collect(ch chan<- prometheus.Metric) {
 
 // add registers the hub's handle with reg if it is not yet, then adds r.
 // The handle counts as registered once reg has returned without an error;
-// if reg panics, the next registration tries again.
+// if reg panics, the next registration tries again. It refuses r if
+// collecting r's collector would collect the handle: a scope, say, whose
+// tree holds the handle, behind a Registerer of the user's own; every
+// scrape would then collect without end.
 func (h *hub) add(reg prometheus.Registerer, r *record) error {
-	if err := h.register(reg); err != nil {
+	x, fresh, err := h.register(reg)
+	if err != nil {
 		return err
+	}
+	if reaches(r.c, x, map[uintptr]bool{}) {
+		if fresh {
+			h.close(reg) // registered for r alone: nothing is left
+		}
+		return errors.New("registry: a scope cannot register a collector that collects the scope's own collectors: every scrape would collect them without end")
 	}
 	h.mu.Lock()
 	if h.records == nil {
@@ -338,30 +396,31 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 	return nil
 }
 
-// register registers the hub's handle with reg if it is not yet. A handle
-// that reg refuses, or panics on, is cut loose: reg may have registered it
-// before it panicked, and a handle that the next registration made again
-// must not expose the hub's collectors twice.
-func (h *hub) register(reg prometheus.Registerer) (err error) {
+// register registers the hub's handle with reg if it is not yet, and
+// returns it; fresh if this call registered it. A handle that reg refuses,
+// or panics on, is cut loose: reg may have registered it before it
+// panicked, and a handle that the next registration made again must not
+// expose the hub's collectors twice.
+func (h *hub) register(reg prometheus.Registerer) (x *handle, fresh bool, err error) {
 	h.regMu.Lock()
 	defer h.regMu.Unlock()
 	if h.handle != nil {
-		return nil
+		return h.handle, false, nil
 	}
-	x := &handle{}
-	x.hub.Store(h)
+	made := &handle{}
+	made.hub.Store(h)
 	registered := false
 	defer func() {
 		if !registered {
-			x.hub.Store(nil)
+			made.hub.Store(nil)
 		}
 	}()
-	if err := reg.Register(x); err != nil {
-		return err
+	if err := reg.Register(made); err != nil {
+		return nil, false, err
 	}
 	registered = true
-	h.handle = x
-	return nil
+	h.handle = made
+	return made, true, nil
 }
 
 func (h *hub) remove(r *record) {

@@ -193,7 +193,10 @@ func (s *Scope) node(method string) *node {
 // the tree would collect it twice, or, collecting itself, without end. In
 // all three cases the parent is not touched. It returns an error, and
 // touches nothing, if a label is set twice on the way from the outermost
-// scope. It panics on a zero Scope.
+// scope, or if c describes nothing and collecting it would collect what s
+// registers (a scope behind a Registerer of the user's own that forwards to
+// it, say; one that describes something, the scope behind refuses itself).
+// It panics on a zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
 	_, _, err := s.register(c)
 	return err

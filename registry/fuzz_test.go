@@ -3527,7 +3527,8 @@ var seeds = []seed{
 		// a label, on a forwarder over s1. s3 owns nothing, so describes
 		// nothing: s4, on a forwarder over it, would register it as an
 		// unchecked collector, through its one collector of those, which
-		// s3 then holds, and is refused too.
+		// s3 then holds, and is refused too; so is s5, with a prefix, on a
+		// forwarder over a prefix wrapper of s3.
 		program: prog(
 			root(onReg, noOpts()),
 			register(0, none, cG0a, modeRegister, noFault),
@@ -3538,6 +3539,8 @@ var seeds = []seed{
 			root(onReg, noOpts()),
 			rootOnScope(3, none, noOpts()),
 			registerScope(4, none, 3, modeRegister),
+			rootOnScope(3, []byte{wp(0)}, opts(0)),
+			registerScope(5, none, 3, modeRegister),
 		),
 	},
 	{

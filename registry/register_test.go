@@ -352,6 +352,9 @@ func TestRegister(t *testing.T) {
 			// the scope behind holds, it is refused too.
 			empty := registry.NewScope(prometheus.NewRegistry())
 			forwarder.Next = empty
+			if wrap {
+				forwarder.Next = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, empty)
+			}
 			for _, on := range []*registry.Scope{registry.NewScope(forwarder), registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"f": "1"}))} {
 				if err := on.Register(empty); err == nil || !strings.Contains(err.Error(), "collects the scope's own collectors") {
 					t.Errorf("an empty scope through a forwarder (wrapper %t): Register = %v, want it refused", wrap, err)

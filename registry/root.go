@@ -338,11 +338,18 @@ func reaches(c prometheus.Collector, x *handle, seen map[uintptr]bool) bool {
 			next = append(next, r.c)
 		}
 	default:
-		if isWrapper(c) {
-			if u := unwrap(c); u != c {
-				next = append(next, u)
-			}
+		if !isWrapper(c) {
+			break
 		}
+		if u := unwrap(c); u != c {
+			next = append(next, u)
+			break
+		}
+		// A registry cannot tell what an unchecked wrapper wraps: the
+		// wrapper's field is read as a pointer, which can be compared
+		// with x though not followed.
+		inner, _, _ := peel(reflect.ValueOf(c))
+		return inner.IsValid() && inner.Type() == reflect.TypeFor[*handle]() && inner.Pointer() == reflect.ValueOf(x).Pointer()
 	}
 	for _, n := range next {
 		if reaches(n, x, seen) {

@@ -2428,14 +2428,15 @@ func (w *world) registerScope(in *input) {
 	}
 	// A closed scope describes and collects nothing, and the one behind a
 	// forwarder returns ErrClosed or, once the tree's collector of
-	// unchecked ones is there, is not asked ("What is not promised"): the
-	// model leaves those out.
+	// unchecked ones is there, is not asked; and a scope that describes
+	// nothing is not recognised behind client_golang's wrappers ("What is
+	// not promised"): the model leaves those out.
 	behind, closedOnTheWay := false, t.state != open
 	for v := s.tree.via; v != nil && !behind; v = v.scope.tree.via {
 		behind = v.scope.tree == t.tree
 		closedOnTheWay = closedOnTheWay || v.scope.state != open
 	}
-	if t.tree != s.tree && (!behind || closedOnTheWay) {
+	if t.tree != s.tree && (!behind || closedOnTheWay || len(ch) > 0 && describesNothing(t)) {
 		return
 	}
 	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
@@ -2449,6 +2450,13 @@ func (w *world) registerScope(in *input) {
 	w.say("%s.MustRegister(%s)", target, t.path2())
 	v := promtest.Panic(func() { r.MustRegister(t.real) })
 	w.checkPanic("MustRegister", v, want, nil, nil, s, len(ch) == 0)
+}
+
+// describesNothing reports whether t, as a collector, describes nothing
+// (rule 19): it owns nothing, or an unchecked collector.
+func describesNothing(t *mScope) bool {
+	rs := t.owns()
+	return len(rs) == 0 || slices.ContainsFunc(rs, func(r *mReg) bool { return r.pre == "" })
 }
 
 func faultName(f promtest.Fault) string {

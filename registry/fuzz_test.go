@@ -2440,6 +2440,16 @@ func (w *world) registerScope(in *input) {
 		return
 	}
 	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
+	if v := s.tree.via; behind && v.hub == nil && s.state == open && s.view.clash == nil && describesNothing(t) {
+		// t describes nothing: the tree registers its collector of
+		// unchecked ones first, and, refused, takes it back. A tree on
+		// the way keeps the one it registered for it, empty ("What is
+		// not promised").
+		hub := &object{name: "the unchecked collectors of " + s.tree.scopes[0].path, hub: s.tree}
+		if w.m.register(v.scope, v.chain, hub, promtest.Pass, nil).kind == kOK {
+			w.m.unregister(v.scope, v.chain, hub, promtest.Pass)
+		}
+	}
 	target := chainString(s.path2(), ch)
 	r := through(s.real, ch)
 	if mode == modeRegister {
@@ -3536,7 +3546,9 @@ var seeds = []seed{
 		// nothing: s4, on a forwarder over it, would register it as an
 		// unchecked collector, through its one collector of those, which
 		// s3 then holds, and is refused too; so is s5, with a prefix, on a
-		// forwarder over a prefix wrapper of s3.
+		// forwarder over a prefix wrapper of s3, and s8, on a forwarder
+		// over s7, itself on one over s6, which registers s6: s7 keeps
+		// the collector of unchecked ones it registered in s6 for it.
 		program: prog(
 			root(onReg, noOpts()),
 			register(0, none, cG0a, modeRegister, noFault),
@@ -3549,6 +3561,10 @@ var seeds = []seed{
 			registerScope(4, none, 3, modeRegister),
 			rootOnScope(3, []byte{wp(0)}, opts(0)),
 			registerScope(5, none, 3, modeRegister),
+			root(onReg, noOpts()),
+			rootOnScope(6, none, noOpts()),
+			rootOnScope(7, none, noOpts()),
+			registerScope(8, none, 6, modeRegister),
 		),
 	},
 	{

@@ -350,7 +350,7 @@ func TestRegister(t *testing.T) {
 			// An empty scope describes nothing: registered as an unchecked
 			// collector, through the tree's one collector of those, which
 			// the scope behind holds, it is refused too.
-			empty := registry.NewScope(prometheus.NewRegistry())
+			empty := registry.NewScope(prometheus.NewRegistry(), registry.WithLabels(prometheus.Labels{"e": "1"}))
 			forwarder.Next = empty
 			if wrap {
 				forwarder.Next = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, empty)
@@ -361,7 +361,7 @@ func TestRegister(t *testing.T) {
 				}
 			}
 			empty.MustRegister(promtest.Gauge("late", 1))
-			promtest.Expose(t, empty, "late{} 1")
+			promtest.Expose(t, empty, `late{e="1"} 1`)
 		}
 		other := registry.NewScope(nil)
 		other.MustRegister(promtest.Gauge("tasks", 2))
@@ -582,6 +582,9 @@ func TestRegister(t *testing.T) {
 		if err == nil || err.Error() != "tenant acme: "+(prometheus.AlreadyRegisteredError{}).Error() || !errors.Is(err, errAcme) ||
 			!errors.As(err, &are) || are.NewCollector != prometheus.Collector(mine) || are.ExistingCollector != prometheus.Collector(theirs) {
 			t.Errorf("Register = %v, naming %v and %v", err, are.NewCollector, are.ExistingCollector)
+		}
+		if ue := (*registry.UnregisterError)(nil); errors.As(err, &ue) {
+			t.Errorf("errors.As found an UnregisterError in %v", err)
 		}
 	})
 

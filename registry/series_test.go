@@ -28,6 +28,20 @@ func TestDeleteOnClose(t *testing.T) {
 		}
 		return requests, queue
 	}
+	// deleteErrors returns the DeleteErrors that err, Close's, combines,
+	// and fails t if it combines anything else.
+	deleteErrors := func(t *testing.T, err error) []*registry.DeleteError {
+		t.Helper()
+		var des []*registry.DeleteError
+		for _, e := range multierr.Errors(err) {
+			var de *registry.DeleteError
+			if !errors.As(e, &de) {
+				t.Fatalf("Close returned %v, want DeleteErrors only", e)
+			}
+			des = append(des, de)
+		}
+		return des
+	}
 	globex := []string{`queue_depth{tenant="globex"} 5`, `requests_total{path="/a",tenant="globex"} 1`, `requests_total{path="/b",tenant="globex"} 2`}
 	tests := []struct {
 		name string
@@ -99,14 +113,7 @@ func TestDeleteOnClose(t *testing.T) {
 		s := registry.NewScope(reg, registry.WithName("acme"))
 		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, curried, env, queue)
 		s.DeleteOnClose(prometheus.Labels{"tenant": "initech"}, curried)
-		var des []*registry.DeleteError
-		for _, e := range multierr.Errors(s.Close()) {
-			var de *registry.DeleteError
-			if !errors.As(e, &de) {
-				t.Fatalf("Close returned %v, want DeleteErrors only", e)
-			}
-			des = append(des, de)
-		}
+		des := deleteErrors(t, s.Close())
 		slices.SortFunc(des, func(a, b *registry.DeleteError) int { return strings.Compare(a.Series[0], b.Series[0]) })
 		want := [][]string{
 			{`env_total{path="/a",tenant="acme"}`},
@@ -143,14 +150,7 @@ func TestDeleteOnClose(t *testing.T) {
 			s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, curried, requests)
 		}
 		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, requests, curried, requests)
-		var des []*registry.DeleteError
-		for _, e := range multierr.Errors(s.Close()) {
-			var de *registry.DeleteError
-			if !errors.As(e, &de) {
-				t.Fatalf("Close returned %v, want DeleteErrors only", e)
-			}
-			des = append(des, de)
-		}
+		des := deleteErrors(t, s.Close())
 		if len(des) != 1 || len(des[0].Series) != 2 {
 			t.Errorf("Close reported %v, want the curried vector's two series once", des)
 		}

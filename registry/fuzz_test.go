@@ -2429,14 +2429,15 @@ func (w *world) registerScope(in *input) {
 	// A closed scope describes and collects nothing, and the one behind a
 	// forwarder returns ErrClosed or, once the tree's collector of
 	// unchecked ones is there, is not asked; and a scope that describes
-	// nothing is not recognised behind client_golang's wrappers ("What is
-	// not promised"): the model leaves those out.
-	behind, closedOnTheWay := false, t.state != open
+	// nothing is not always recognised when client_golang's wrappers are
+	// on the way ("What is not promised"): the model leaves those out.
+	behind, closedOnTheWay, wrapped := false, t.state != open, len(ch) > 0
 	for v := s.tree.via; v != nil && !behind; v = v.scope.tree.via {
 		behind = v.scope.tree == t.tree
 		closedOnTheWay = closedOnTheWay || v.scope.state != open
+		wrapped = wrapped || len(v.chain) > 0
 	}
-	if t.tree != s.tree && (!behind || closedOnTheWay || len(ch) > 0 && describesNothing(t)) {
+	if t.tree != s.tree && (!behind || closedOnTheWay || wrapped && describesNothing(t)) {
 		return
 	}
 	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}

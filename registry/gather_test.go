@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -15,6 +16,35 @@ import (
 )
 
 func TestGather(t *testing.T) {
+	// A scope that describes nothing, registered through a tree on a
+	// forwarder over a tree on a forwarder with a client_golang wrapper
+	// before it, is not seen to collect itself ("What is not promised"):
+	// a scrape then ends, with an error, rather than collecting without
+	// end.
+	t.Run("a cycle Register cannot see", func(t *testing.T) {
+		behind := registry.NewScope(nil)
+		toBehind := promtest.NewParent(nil)
+		toBehind.Next = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, behind)
+		middle := registry.NewScope(toBehind, registry.WithLabels(prometheus.Labels{"m": "1"}))
+		toMiddle := promtest.NewParent(nil)
+		toMiddle.Next = middle
+		front := registry.NewScope(toMiddle, registry.WithLabels(prometheus.Labels{"f": "1"}))
+		if err := front.Register(behind); err != nil {
+			t.Skipf("refused, which is as good: %v", err)
+		}
+		behind.MustRegister(&promtest.Unchecked{Name: "x", Value: 1})
+		done := make(chan error, 1)
+		go func() { _, err := behind.Gather(); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Error("Gather of a scope that collects itself succeeded")
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("Gather of a scope that collects itself does not end")
+		}
+	})
+
 	// Gather returns what a scope and the scopes nested in it own, as the
 	// registry sees it, sorted; nothing once the scope is closed.
 	t.Run("own and nested, sorted", func(t *testing.T) {

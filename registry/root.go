@@ -300,7 +300,14 @@ type hub struct {
 
 	mu      sync.Mutex
 	records map[*record]struct{} // guarded by mu; the tree's unchecked registrations
+
+	collecting atomic.Int32 // Collect calls under way, nested or not
 }
+
+// maxCollecting bounds the Collect calls of one hub under way at once. Only
+// a cycle that add could not see (see reaches) nests them without end;
+// concurrent scrapes of one registry come nowhere near it.
+const maxCollecting = 64
 
 // handle is what the parent holds of a hub.
 type handle struct{ hub atomic.Pointer[hub] }
@@ -366,6 +373,14 @@ func (x *handle) Collect(ch chan<- prometheus.Metric) {
 	if h == nil {
 		return
 	}
+	// A cycle would collect without end: cut it, so that the scrape ends
+	// (with the metrics collected more than once, which a registry
+	// reports as its error) rather than the program.
+	if h.collecting.Add(1) > maxCollecting {
+		h.collecting.Add(-1)
+		return
+	}
+	defer h.collecting.Add(-1)
 	h.mu.Lock()
 	held := make([]prometheus.Collector, 0, len(h.records))
 	for r := range h.records {

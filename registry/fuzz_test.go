@@ -3550,6 +3550,8 @@ var seeds = []seed{
 		// forwarder over a prefix wrapper of s3, and s8, on a forwarder
 		// over s7, itself on one over s6, which registers s6: s7 keeps
 		// the collector of unchecked ones it registered in s6 for it.
+		// s7 registers s9, an empty child of s6, which s6's tree would
+		// then collect twice: refused too.
 		program: prog(
 			root(onReg, noOpts()),
 			register(0, none, cG0a, modeRegister, noFault),
@@ -3566,6 +3568,8 @@ var seeds = []seed{
 			rootOnScope(6, none, noOpts()),
 			rootOnScope(7, none, noOpts()),
 			registerScope(8, none, 6, modeRegister),
+			nest(6, byChild, noOpts()),
+			registerScope(7, none, 9, modeRegister),
 		),
 	},
 	{

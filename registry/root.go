@@ -313,8 +313,8 @@ const maxCollecting = 64
 type handle struct{ hub atomic.Pointer[hub] }
 
 // reaches reports whether collecting c would collect x: c is x, or a scope
-// that owns it, or what a viewed collector, a client_golang wrapper or a hub
-// collects leads to it. seen holds the pointers looked at.
+// of a tree that owns it, or what a viewed collector, a client_golang
+// wrapper or a hub collects leads to it. seen holds the pointers looked at.
 func reaches(c prometheus.Collector, x *handle, seen map[uintptr]bool) bool {
 	v := reflect.ValueOf(c)
 	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() || seen[v.Pointer()] {
@@ -335,8 +335,10 @@ func reaches(c prometheus.Collector, x *handle, seen map[uintptr]bool) bool {
 			h.mu.Unlock()
 		}
 	case *Scope:
+		// The whole tree: one that holds x would collect c twice, as a
+		// scope of its own and through x, if not without end.
 		if v.n != nil {
-			for _, r := range v.n.appendRecords(nil) {
+			for _, r := range v.n.root.top.appendRecords(nil) {
 				next = append(next, r.held())
 			}
 		}

@@ -162,23 +162,9 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 // asks through that wrapper, and one made on a Registerer that forwards to a
 // scope with a view, itself on such a Registerer, asks through that scope.
 func isQuestion(c prometheus.Collector) bool {
-	for {
-		if isWrapper(c) {
-			c = unwrap(c)
-		}
-		switch x := c.(type) {
-		case *question:
-			return true
-		case *viewed:
-			r := x.owner()
-			if r == nil {
-				return false
-			}
-			c = r.c
-		default:
-			return false
-		}
-	}
+	u, _ := userOf(c)
+	_, ok := u.(*question)
+	return ok
 }
 
 // userOf returns the collector that existing, the holder of an identity in

@@ -46,7 +46,7 @@ package registry_test
 // Where the contract leaves a choice open, the model accepts each reading
 // and says so in a comment (search for "either").
 //
-// The seeds are stories, each told in a comment; the last ten are the
+// The seeds are stories, each told in a comment; the last eleven are the
 // stories in which the model first disagreed with the code.
 
 import (
@@ -1109,9 +1109,15 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		// Rule 4: the holder is known for a record of a scope, of any
 		// tree (rule 6), and for the collector itself registered by a
 		// scope of this tree.
-		if e.rec && e.by.live {
+		switch {
+		case e.rec && e.by.live:
 			out.holders = []*mScope{e.by.scope}
-		} else if !e.rec {
+		case e.rec:
+		case e.base.rec != nil && e.base.rec.live:
+			// The registry holds, as it is, the record of a scope with
+			// a view on a forwarder: its registration, which names it.
+			out.holders = []*mScope{e.base.rec.scope}
+		default:
 			out.holders = m.holders(s.tree, r.key)
 		}
 		return out
@@ -3704,6 +3710,21 @@ var seeds = []seed{
 			outUnregister(0, []byte{wl(0, 0)}, cValue),
 			register(1, none, cG0a, modeRegister, noFault),
 			unregister(1, none, cG0a, noFault),
+		),
+	},
+	{
+		name: "a record behind a forwarder names its scope",
+		// Found by fuzzing. s1, with a prefix and a label, is on a
+		// forwarder over s0, which has no view: the registry holds s1's
+		// record of g0a as it is. s2, another tree with the same view,
+		// collides with it, and MustRegister names s1, whose registration
+		// the registry names (rule 4).
+		program: prog(
+			root(onParent, noOpts()),
+			rootOnScope(0, none, opts(0, lbl(0, 0))),
+			root(onParent, opts(0, lbl(0, 0))),
+			register(1, none, cG0a, modeMust, noFault),
+			register(2, none, cG0a, modeMust, noFault),
 		),
 	},
 }

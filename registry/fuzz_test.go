@@ -964,11 +964,9 @@ func (m *model) ask(v *mVia, ds []mDesc) answer {
 		// through that scope is the answer.
 		up := m.ask(u, ds)
 		switch h := up.holder; {
-		case up.kind != aHeld || h == nil:
-			return up
-		case h.rec == nil:
+		case up.kind != aHeld || h == nil || h.rec == nil || h.rec.scope.tree != a.tree:
 			return up // registered through a scope with no view: the collector itself
-		case h.rec.live && h.rec.scope.tree == a.tree:
+		case h.rec.live:
 			return answer{kind: aHeld, holder: h.rec.base}
 		}
 		return answer{kind: aHeld}

@@ -46,7 +46,7 @@ package registry_test
 // Where the contract leaves a choice open, the model accepts each reading
 // and says so in a comment (search for "either").
 //
-// The seeds are stories, each told in a comment; the last eleven are the
+// The seeds are stories, each told in a comment; the last twelve are the
 // stories in which the model first disagreed with the code.
 
 import (
@@ -3723,6 +3723,22 @@ var seeds = []seed{
 			root(onParent, opts(0, lbl(0, 0))),
 			register(1, none, cG0a, modeMust, noFault),
 			register(2, none, cG0a, modeMust, noFault),
+		),
+	},
+	{
+		name: "a scope with no view answers with what it passed on",
+		// Found by fuzzing. s1, with no view, is on a forwarder over s0;
+		// s2, with prefix a_, on a forwarder over p_p_ of s1. s2 registers
+		// g0b, which s1 passes on as it was given. s2.Unregister(g0a), the
+		// same identity, asks s1 who holds it: s1 answers with the record
+		// s2 passed on (rule 17), s2's own, so Unregister takes it back
+		// and returns true.
+		program: prog(
+			root(onParent, noOpts()),
+			rootOnScope(0, none, noOpts()),
+			rootOnScope(1, []byte{wp(0), wp(0)}, opts(0)),
+			register(2, none, cG0b, modeRegister, noFault),
+			unregister(2, none, cG0a, noFault),
 		),
 	},
 }

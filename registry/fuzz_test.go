@@ -46,7 +46,7 @@ package registry_test
 // Where the contract leaves a choice open, the model accepts each reading
 // and says so in a comment (search for "either").
 //
-// The seeds are stories, each told in a comment; the last twelve are the
+// The seeds are stories, each told in a comment; the last thirteen are the
 // stories in which the model first disagreed with the code.
 
 import (
@@ -2449,10 +2449,14 @@ func (w *world) registerScope(in *input) {
 		// t describes nothing: the tree registers its collector of
 		// unchecked ones first, and, refused, takes it back. A tree on
 		// the way keeps the one it registered for it, empty ("What is
-		// not promised").
+		// not promised"). If the scope behind refuses that collector (a
+		// scope closed on its own way, say), its error is returned, as
+		// for any unchecked collector (rule 2).
 		hub := &object{name: "the unchecked collectors of " + s.tree.scopes[0].path, hub: s.tree}
-		if w.m.register(v.scope, v.chain, hub, promtest.Pass, nil).kind == kOK {
+		if o := w.m.register(v.scope, v.chain, hub, promtest.Pass, nil); o.kind == kOK {
 			w.m.unregister(v.scope, v.chain, hub, promtest.Pass)
+		} else {
+			want = o
 		}
 	}
 	target := chainString(s.path2(), ch)
@@ -3739,6 +3743,21 @@ var seeds = []seed{
 			rootOnScope(1, []byte{wp(0), wp(0)}, opts(0)),
 			register(2, none, cG0b, modeRegister, noFault),
 			unregister(2, none, cG0a, noFault),
+		),
+	},
+	{
+		name: "a scope behind a forwarder over a closed scope",
+		// Found by fuzzing. s0 closes; s1 is on a forwarder over s0, and
+		// s2 on a forwarder over s1. s2 registers s1, which describes
+		// nothing: s2 registers its collector of unchecked ones with s1
+		// first, which s1 passes on to s0, closed, so s2.Register returns
+		// s0's ErrClosed (rule 2), and nothing is registered.
+		program: prog(
+			root(onParent, noOpts()),
+			closeScope(0, noFault, 0),
+			rootOnScope(0, none, noOpts()),
+			rootOnScope(1, none, noOpts()),
+			registerScope(2, none, 1, modeRegister),
 		),
 	},
 }

@@ -246,29 +246,44 @@ func TestClose(t *testing.T) {
 	})
 
 	// A collector that describes something else after Register, even
-	// where it described nothing before, is taken back, and its identity
-	// is free.
+	// where it described nothing before or describes nothing now, or whose
+	// Describe panics by now, is taken back, and its identity is free;
+	// also through client_golang's wrappers, which Close sees through
+	// without asking the collector.
 	for _, tt := range []struct {
-		name   string
-		before []string
+		name          string
+		before, after []string
+		panics        bool
 	}{
-		{name: "describe changes", before: []string{"jobs"}},
-		{name: "describe appears", before: nil},
+		{name: "describe changes", before: []string{"jobs"}, after: []string{"other"}},
+		{name: "describe appears", after: []string{"other"}},
+		{name: "describe vanishes", before: []string{"jobs"}},
+		{name: "describe panics", before: []string{"jobs"}, panics: true},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			reg := prometheus.NewPedanticRegistry()
-			scope := registry.NewScope(reg)
-			s := &shifty{names: tt.before}
-			scope.MustRegister(s)
-			s.names = []string{"other"}
-			if err := scope.Close(); err != nil {
-				t.Errorf("Close = %v", err)
-			}
-			registrytest.VerifyNone(t, reg)
-			for _, name := range tt.before {
-				reg.MustRegister(promtest.Gauge(name, 1))
-			}
-		})
+		for _, wrapped := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, wrapped %t", tt.name, wrapped), func(t *testing.T) {
+				reg := prometheus.NewPedanticRegistry()
+				scope := registry.NewScope(reg)
+				s := &shifty{names: tt.before}
+				r := prometheus.Registerer(scope)
+				if wrapped {
+					r = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, scope)
+				}
+				r.MustRegister(s)
+				s.names, s.panics = tt.after, tt.panics
+				if err := scope.Close(); err != nil {
+					t.Errorf("Close = %v", err)
+				}
+				registrytest.VerifyNone(t, reg)
+				free := prometheus.Registerer(reg)
+				if wrapped {
+					free = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, reg)
+				}
+				for _, name := range tt.before {
+					free.MustRegister(promtest.Gauge(name, 1))
+				}
+			})
+		}
 	}
 
 	// Close takes back a value collector holding a function, a NaN or

@@ -46,7 +46,7 @@ package registry_test
 // Where the contract leaves a choice open, the model accepts each reading
 // and says so in a comment (search for "either").
 //
-// The seeds are stories, each told in a comment; the last thirteen are the
+// The seeds are stories, each told in a comment; the last fourteen are the
 // stories in which the model first disagreed with the code.
 
 import (
@@ -2432,16 +2432,13 @@ func (w *world) registerScope(in *input) {
 	}
 	// A closed scope describes and collects nothing, and the one behind a
 	// forwarder returns ErrClosed or, once the tree's collector of
-	// unchecked ones is there, is not asked; and a scope that describes
-	// nothing is not always recognised when client_golang's wrappers are
-	// on the way ("What is not promised"): the model leaves those out.
-	behind, closedOnTheWay, wrapped := false, t.state != open, len(ch) > 0
+	// unchecked ones is there, is not asked: the model leaves those out.
+	behind, closedOnTheWay := false, t.state != open
 	for v := s.tree.via; v != nil && !behind; v = v.scope.tree.via {
 		behind = v.scope.tree == t.tree
 		closedOnTheWay = closedOnTheWay || v.scope.state != open
-		wrapped = wrapped || len(v.chain) > 0
 	}
-	if t.tree != s.tree && (!behind || closedOnTheWay || wrapped && describesNothing(t)) {
+	if t.tree != s.tree && (!behind || closedOnTheWay) {
 		return
 	}
 	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
@@ -3758,6 +3755,22 @@ var seeds = []seed{
 			rootOnScope(0, none, noOpts()),
 			rootOnScope(1, none, noOpts()),
 			registerScope(2, none, 1, modeRegister),
+		),
+	},
+	{
+		name: "a scope that collects itself through two wrappers",
+		// s1 is on a forwarder over p_ of s0, and s2 on one over p_ of
+		// s1. s1 registers u0, so s1's collector of unchecked ones is in
+		// s0, wrapped. s2 registers s0, which describes nothing: its
+		// collector of unchecked ones goes into s1's, wrapped, and
+		// collecting s0 would collect it, through both wrappers, so s2
+		// refuses s0 (rule 1).
+		program: prog(
+			root(onParent, noOpts()),
+			rootOnScope(0, []byte{wp(0)}, noOpts()),
+			rootOnScope(1, []byte{wp(0)}, noOpts()),
+			register(1, none, cU0, modeRegister, noFault),
+			registerScope(2, none, 0, modeRegister),
 		),
 	},
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -74,17 +75,22 @@ func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) ([]*prometheus.
 }
 
 // unwrap returns the collector that the client_golang wrapper c stands for,
-// however deeply wrapped. A prometheus.Registry reports exactly that as the
-// ExistingCollector of an AlreadyRegisteredError, so unwrap registers c twice
-// with a throwaway registry and reads the answer. A wrapper of an unchecked
-// collector is returned as it is.
+// however deeply wrapped, which is what a prometheus.Registry names as the
+// ExistingCollector of an AlreadyRegisteredError; c itself if it is no
+// wrapper. It reads the wrappers' fields and never calls a Describe, so it
+// sees through the wrapper of an unchecked collector too, and of one whose
+// Describe has changed since it was registered, or panics by now.
 func unwrap(c prometheus.Collector) prometheus.Collector {
-	r := prometheus.NewRegistry()
-	_ = r.Register(c) // if it fails, so does the next, with no answer
-	if are, ok := asAlreadyRegistered(r.Register(c)); ok {
-		return are.ExistingCollector
+	for {
+		next, _, _, ok := wrapperFields(reflect.ValueOf(c))
+		if !ok {
+			return c
+		}
+		// Package reflect reads an unexported field but does not hand
+		// out its value; the field is a prometheus.Collector, as
+		// wrapperFields checked, so it is read as one.
+		c = *(*prometheus.Collector)(unsafe.Pointer(next.UnsafeAddr()))
 	}
-	return c
 }
 
 // sameCollector reports whether a and b are the same collector: the same
@@ -241,32 +247,15 @@ func sameFloat(x, y float64) bool {
 // peel returns what v, a chain of client_golang's wrapping collectors,
 // wraps, with the prefix and the labels that the whole chain adds (as
 // sorted name=value pairs, a label that two wrappers set counted twice), or
-// v itself with neither when it is no such wrapper. A wrapping collector is
-// a pointer to a struct of client_golang's with exactly three fields: the
-// wrapped collector, the prefix and the labels; the metrics and vectors of
-// client_golang have other shapes. The outer wrapper's prefix
-// comes first in a name, as client_golang composes them.
+// v itself with neither when it is no such wrapper. The outer wrapper's
+// prefix comes first in a name, as client_golang composes them.
 func peel(v reflect.Value) (inner reflect.Value, prefix string, labels []string) {
 	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()
 	}
-	for v.IsValid() && promType(v.Type()) && !v.IsNil() {
-		s := v.Elem()
-		if s.Kind() != reflect.Struct || s.NumField() != 3 {
-			break
-		}
-		var next, p, l reflect.Value
-		for i := range 3 {
-			switch f := s.Field(i); {
-			case f.Kind() == reflect.Interface && f.Type() == reflect.TypeFor[prometheus.Collector]():
-				next = f
-			case f.Kind() == reflect.String:
-				p = f
-			case f.Kind() == reflect.Map && f.Type().Key().Kind() == reflect.String && f.Type().Elem().Kind() == reflect.String:
-				l = f
-			}
-		}
-		if !next.IsValid() || !p.IsValid() || !l.IsValid() || next.IsNil() {
+	for {
+		next, p, l, ok := wrapperFields(v)
+		if !ok {
 			break
 		}
 		prefix += p.String()
@@ -277,6 +266,33 @@ func peel(v reflect.Value) (inner reflect.Value, prefix string, labels []string)
 	}
 	slices.Sort(labels)
 	return v, prefix, labels
+}
+
+// wrapperFields returns the fields of v if it is one of client_golang's
+// wrapping collectors: a pointer to a struct of client_golang's with
+// exactly three fields, the wrapped collector (not nil), the prefix and the
+// labels. The metrics and vectors of client_golang have other shapes. next
+// is addressable.
+func wrapperFields(v reflect.Value) (next, prefix, labels reflect.Value, ok bool) {
+	if !v.IsValid() || !promType(v.Type()) || v.IsNil() {
+		return next, prefix, labels, false
+	}
+	s := v.Elem()
+	if s.Kind() != reflect.Struct || s.NumField() != 3 {
+		return next, prefix, labels, false
+	}
+	for i := range 3 {
+		switch f := s.Field(i); {
+		case f.Kind() == reflect.Interface && f.Type() == reflect.TypeFor[prometheus.Collector]():
+			next = f
+		case f.Kind() == reflect.String:
+			prefix = f
+		case f.Kind() == reflect.Map && f.Type().Key().Kind() == reflect.String && f.Type().Elem().Kind() == reflect.String:
+			labels = f
+		}
+	}
+	ok = next.IsValid() && prefix.IsValid() && labels.IsValid() && !next.IsNil()
+	return next, prefix, labels, ok
 }
 
 // identityKey returns the sorted, distinct metric names of ds, a necessary

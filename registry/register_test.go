@@ -537,10 +537,10 @@ func TestRegister(t *testing.T) {
 		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != prometheus.Collector(theirs) {
 			t.Errorf("Register = %v, naming %v", err, are.ExistingCollector)
 		}
-		// A wrapper of an unchecked collector cannot be looked into: it is
-		// named as it is.
-		p.Stranger = promtest.Wrapped(nil, "x_", &promtest.Unchecked{Name: "u"})
-		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != p.Stranger {
+		// So is a wrapper of an unchecked collector.
+		u := &promtest.Unchecked{Name: "u"}
+		p.Stranger = promtest.Wrapped(nil, "x_", u)
+		if err := registry.NewScope(p).Register(promtest.Gauge("jobs", 2)); !errors.As(err, &are) || are.ExistingCollector != prometheus.Collector(u) {
 			t.Errorf("Register = %v, naming %v", err, are.ExistingCollector)
 		}
 		p = promtest.NewParent(promtest.On("register", "", 0, promtest.Fail))
@@ -558,7 +558,7 @@ func TestRegister(t *testing.T) {
 		p = promtest.NewParent(promtest.On("register", "", -1, promtest.Claim))
 		p.Stranger = theirs
 		scope = registry.NewScope(p, registry.WithName("u"))
-		u := &promtest.Unchecked{Name: "u", Value: 1}
+		u = &promtest.Unchecked{Name: "u", Value: 1}
 		if err := scope.Register(u); !errors.As(err, &are) || are.NewCollector != prometheus.Collector(u) || are.ExistingCollector != prometheus.Collector(theirs) {
 			t.Errorf("Register = %v, naming %v and %v", err, are.NewCollector, are.ExistingCollector)
 		}

@@ -136,22 +136,11 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 		if k != ownWrapper {
 			return false
 		}
-		// A wrapper holds what it wraps in a field, which package
-		// reflect lets this code read but not turn back into a
-		// collector: the roots of a Scope are compared as pointers, and
-		// a viewed collector is asked for through a registry.
-		inner, _, _ := peel(reflect.ValueOf(c))
-		switch {
-		case !inner.IsValid() || inner.Kind() != reflect.Pointer || inner.IsNil():
-			return false
-		case inner.Type() == reflect.TypeFor[*viewed]():
-			c, k = unwrap(c), foreign
-			continue
-		case inner.Type() != reflect.TypeFor[*Scope]():
-			return false
+		u := unwrap(c)
+		if u == c {
+			return false // a collector of client_golang's that wraps nothing
 		}
-		n := inner.Elem().FieldByName("n")
-		return !n.IsNil() && n.Elem().FieldByName("root").Pointer() == reflect.ValueOf(rt).Pointer()
+		c, k = u, kindOf(u)
 	}
 	return false
 }
@@ -333,18 +322,9 @@ func reaches(c prometheus.Collector, x *handle, seen map[uintptr]bool) bool {
 			next = append(next, r.c)
 		}
 	default:
-		if !isWrapper(c) {
-			break
+		if isWrapper(c) {
+			next = append(next, unwrap(c))
 		}
-		if u := unwrap(c); u != c {
-			next = append(next, u)
-			break
-		}
-		// A registry cannot tell what an unchecked wrapper wraps: the
-		// wrapper's field is read as a pointer, which can be compared
-		// with x though not followed.
-		inner, _, _ := peel(reflect.ValueOf(c))
-		return inner.IsValid() && inner.Type() == reflect.TypeFor[*handle]() && inner.Pointer() == reflect.ValueOf(x).Pointer()
 	}
 	for _, n := range next {
 		if reaches(n, x, seen) {

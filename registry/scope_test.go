@@ -263,9 +263,13 @@ func odds(g prometheus.Gauge) map[string]odd {
 type shifty struct {
 	names  []string
 	labels prometheus.Labels
+	panics bool // Describe panics, as on a component closed first
 }
 
 func (s *shifty) Describe(ch chan<- *prometheus.Desc) {
+	if s.panics {
+		panic("shifty: described after its component closed")
+	}
 	for _, n := range s.names {
 		ch <- prometheus.NewDesc(n, promtest.Help(n), nil, s.labels)
 	}

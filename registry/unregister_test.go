@@ -252,6 +252,27 @@ func TestUnregister(t *testing.T) {
 		}
 	})
 
+	// Through client_golang's wrappers too, whatever the collector
+	// describes by now, even nothing: Unregister sees through them
+	// without asking the collector.
+	t.Run("wrapped, describes nothing now", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		w := prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, scope)
+		x := &shifty{names: []string{"a"}}
+		w.MustRegister(x)
+		x.names = nil
+		if !w.Unregister(x) {
+			t.Error("Unregister = false")
+		}
+		if got := scope.Len(); got != 0 {
+			t.Errorf("Len() = %d, want 0", got)
+		}
+		if err := prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, reg).Register(promtest.Gauge("a", 1)); err != nil {
+			t.Errorf("a is still held: %v", err)
+		}
+	})
+
 	// Of two registrations of one collector whose Describe changed in
 	// between, the one with what it describes now goes, as client_golang
 	// would take it, though the other is newer.

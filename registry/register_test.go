@@ -400,6 +400,38 @@ func TestRegister(t *testing.T) {
 		})
 	}
 
+	// A collector that describes a nil descriptor is refused with an
+	// error that says so, before the parent sees it, in every shape; the
+	// scope's earlier registrations stay as they were, and Close takes
+	// them back. Unregister of it finds nothing.
+	for _, opts := range [][]registry.Option{nil, {registry.WithPrefix("p_")}} {
+		t.Run(fmt.Sprintf("nil descriptor, %d options", len(opts)), func(t *testing.T) {
+			parent := promtest.NewParent(nil)
+			scope := registry.NewScope(parent, opts...)
+			scope.MustRegister(promtest.Gauge("jobs", 1))
+			err := scope.Register(nilDescriber{})
+			if err == nil || !strings.HasPrefix(err.Error(), "registry: ") || !strings.Contains(err.Error(), "nil descriptor") {
+				t.Errorf("Register = %v, want an error about the nil descriptor", err)
+			}
+			if v := promtest.Panic(func() { scope.MustRegister(nilDescriber{}) }); v == nil {
+				t.Error("MustRegister did not panic")
+			}
+			if scope.Unregister(nilDescriber{}) {
+				t.Error("Unregister = true")
+			}
+			if got := scope.Len(); got != 1 {
+				t.Errorf("Len() = %d, want 1", got)
+			}
+			if log := parent.Log(); len(log) != 1 {
+				t.Errorf("the parent saw %q, want only jobs", log)
+			}
+			if err := scope.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+			registrytest.VerifyNone(t, parent.Reg)
+		})
+	}
+
 	// MustRegister keeps what it registered before the collector that
 	// failed.
 	t.Run("MustRegister keeps earlier ones", func(t *testing.T) {

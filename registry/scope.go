@@ -2,8 +2,10 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -187,11 +189,12 @@ func (s *Scope) node(method string) *node {
 // same wrappers finds it.
 //
 // Register returns [ErrNilCollector] for a nil c and [ErrClosed] once s, or a
-// scope it is nested in, has begun to close, and an error for c that is a
+// scope it is nested in, has begun to close, an error for c whose Describe
+// sends a nil descriptor, and an error for c that is a
 // scope of s's tree (s itself, one it is nested in, or any other nested in
 // the same outermost scope), as it is or behind client_golang's wrappers:
 // the tree would collect it twice, or, collecting itself, without end. In
-// all three cases the parent is not touched. It returns an error, and
+// these cases the parent is not touched. It returns an error, and
 // touches nothing, if a label is set twice on the way from the outermost
 // scope, or if c describes nothing and collecting it would collect what s
 // registers (a scope behind a Registerer of the user's own that forwards to
@@ -213,6 +216,9 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, p
 	r := &record{c: c, n: n}
 	var k kind
 	r.descs, k = appendDescs(r.one[:0], c)
+	if slices.Contains(r.descs, nil) {
+		return nil, false, fmt.Errorf("registry: %T describes a nil descriptor", c)
+	}
 	if n.root.holds(c, k) {
 		return nil, false, errors.New("registry: a scope cannot register a scope of its own tree: its registrations are collected already, and every scrape would collect them again, or without end")
 	}
@@ -284,6 +290,7 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 	}
 	n := s.n
 	ds, _ := appendDescs(nil, c)
+	ds = slices.DeleteFunc(ds, func(d *prometheus.Desc) bool { return d == nil }) // Register refused any; Describe has changed
 	// Unregister holds the gate alone, so that no Register or Unregister
 	// on s runs while it takes a registration back and forgets its stale
 	// records: which of them the parent holds cannot change under it.

@@ -277,6 +277,17 @@ func (s *shifty) Describe(ch chan<- *prometheus.Desc) {
 
 func (*shifty) Collect(chan<- prometheus.Metric) {}
 
+// nilDescriber is a broken collector: it describes a gauge and a nil
+// descriptor.
+type nilDescriber struct{}
+
+func (nilDescriber) Describe(ch chan<- *prometheus.Desc) {
+	ch <- prometheus.NewDesc("broken", promtest.Help("broken"), nil, nil)
+	ch <- nil
+}
+
+func (nilDescriber) Collect(chan<- prometheus.Metric) {}
+
 // component stands for a component whose metrics read its state.
 type component struct{ cache map[string]int }
 

@@ -59,11 +59,14 @@ func Name(d *prometheus.Desc) string {
 	return s
 }
 
-// Names returns the sorted, de-duplicated metric names of descs.
+// Names returns the sorted, de-duplicated metric names of descs, skipping
+// nil ones: a broken collector may describe those.
 func Names(descs []*prometheus.Desc) []string {
 	names := make([]string, 0, len(descs))
 	for _, d := range descs {
-		names = append(names, Name(d))
+		if d != nil {
+			names = append(names, Name(d))
+		}
 	}
 	slices.Sort(names)
 	return slices.Compact(names)

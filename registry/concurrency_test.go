@@ -335,6 +335,51 @@ func TestConcurrency(t *testing.T) {
 		}
 	})
 
+	// A tree on a forwarder over t1 registers t1, which describes
+	// nothing (it owns an unchecked collector): that would collect the
+	// tree's own collectors without end, so it is refused, and the tree's
+	// collector of unchecked ones, registered for it alone, is taken back.
+	// An unchecked collector that the tree registers meanwhile is exposed
+	// all the same: it waits for the refusal, and registers that
+	// collector anew.
+	t.Run("refusal racing an unchecked Register", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		t1 := registry.NewScope(reg)
+		t1.MustRegister(&promtest.Unchecked{Name: "t1_unchecked"})
+		for i := range 2000 { // a tree that takes a while to look through
+			t1.MustRegister(promtest.Gauge(fmt.Sprintf("t1_%d", i), 1))
+		}
+		for round := range 5 {
+			p := promtest.NewParent(promtest.On("register", "", 0, promtest.BlockAfter))
+			p.Next = t1
+			t2 := registry.NewScope(p)
+			refused := make(chan error)
+			go func() { refused <- t2.Register(t1) }()
+			<-p.Entered // t2's collector of unchecked ones is in t1
+			good := &promtest.Unchecked{Name: fmt.Sprintf("good_%d", round), Value: 1}
+			registered := make(chan error)
+			go func() { registered <- t2.Register(good) }()
+			p.Release()
+			if err := <-refused; err == nil {
+				t.Fatalf("round %d: Register(t1) = nil", round)
+			}
+			if err := <-registered; err != nil {
+				t.Fatalf("round %d: Register(good) = %v", round, err)
+			}
+			series, err := promtest.Series(reg)
+			if err != nil || !slices.Contains(series, good.Name+"{} 1") {
+				t.Errorf("round %d: the registry exposes %d series without %s (%v)", round, len(series), good.Name, err)
+			}
+			if err := t2.Close(); err != nil {
+				t.Errorf("round %d: Close = %v", round, err)
+			}
+		}
+		if err := t1.Close(); err != nil {
+			t.Errorf("t1's Close = %v", err)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
+
 	// Concurrent scrapes of scopes with 1 to 8 labels, under 3 wrappers
 	// above and below, are race-free and each sees the right series.
 	t.Run("scrapes", func(t *testing.T) {

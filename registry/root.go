@@ -365,15 +365,19 @@ func (x *handle) Collect(ch chan<- prometheus.Metric) {
 // if reg panics, the next registration tries again. It refuses r if
 // collecting r's collector would collect the handle: a scope, say, whose
 // tree holds the handle, behind a Registerer of the user's own; every
-// scrape would then collect without end.
+// scrape would then collect without end. A handle registered for r alone
+// is then taken back. One add runs at a time, so that no other
+// registration finds the handle that a refusal is about to take back.
 func (h *hub) add(reg prometheus.Registerer, r *record) error {
+	h.regMu.Lock()
+	defer h.regMu.Unlock()
 	x, fresh, err := h.register(reg)
 	if err != nil {
 		return err
 	}
 	if reaches(r.c, x, map[uintptr]bool{}) {
 		if fresh {
-			h.close(reg) // registered for r alone: nothing is left
+			h.takeBack(reg) // registered for r alone: nothing is left
 		}
 		return errors.New("registry: a scope cannot register a collector that collects the scope's own collectors: every scrape would collect them without end")
 	}
@@ -390,10 +394,8 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 // returns it; fresh if this call registered it. A handle that reg refuses,
 // or panics on, is cut loose: reg may have registered it before it
 // panicked, and a handle that the next registration made again must not
-// expose the hub's collectors twice.
+// expose the hub's collectors twice. Callers hold regMu.
 func (h *hub) register(reg prometheus.Registerer) (x *handle, fresh bool, err error) {
-	h.regMu.Lock()
-	defer h.regMu.Unlock()
 	if h.handle != nil {
 		return h.handle, false, nil
 	}
@@ -425,6 +427,11 @@ func (h *hub) remove(r *record) {
 func (h *hub) close(reg prometheus.Registerer) {
 	h.regMu.Lock()
 	defer h.regMu.Unlock()
+	h.takeBack(reg)
+}
+
+// takeBack is close for callers that hold regMu.
+func (h *hub) takeBack(reg prometheus.Registerer) {
 	if x := h.handle; x != nil {
 		x.hub.Store(nil)
 		h.handle = nil

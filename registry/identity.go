@@ -82,7 +82,7 @@ func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) ([]*prometheus.
 // Describe has changed since it was registered, or panics by now.
 func unwrap(c prometheus.Collector) prometheus.Collector {
 	for {
-		next, _, _, ok := wrapperFields(reflect.ValueOf(c))
+		next, _, _, ok := wrapperFields(reflect.ValueOf(c), reflect.TypeFor[prometheus.Collector]())
 		if !ok {
 			return c
 		}
@@ -91,6 +91,18 @@ func unwrap(c prometheus.Collector) prometheus.Collector {
 		// wrapperFields checked, so it is read as one.
 		c = *(*prometheus.Collector)(unsafe.Pointer(next.UnsafeAddr()))
 	}
+}
+
+// unwrapRegisterer returns the Registerer that r, a Registerer that
+// WrapRegistererWith or WrapRegistererWithPrefix made, passes registrations
+// on to; nil if r is no such wrapper, or wraps nil.
+func unwrapRegisterer(r prometheus.Registerer) prometheus.Registerer {
+	next, _, _, ok := wrapperFields(reflect.ValueOf(r), reflect.TypeFor[prometheus.Registerer]())
+	if !ok {
+		return nil
+	}
+	// As in unwrap: the field is a prometheus.Registerer.
+	return *(*prometheus.Registerer)(unsafe.Pointer(next.UnsafeAddr()))
 }
 
 // sameCollector reports whether a and b are the same collector: the same
@@ -254,7 +266,7 @@ func peel(v reflect.Value) (inner reflect.Value, prefix string, labels []string)
 		v = v.Elem()
 	}
 	for {
-		next, p, l, ok := wrapperFields(v)
+		next, p, l, ok := wrapperFields(v, reflect.TypeFor[prometheus.Collector]())
 		if !ok {
 			break
 		}
@@ -269,11 +281,12 @@ func peel(v reflect.Value) (inner reflect.Value, prefix string, labels []string)
 }
 
 // wrapperFields returns the fields of v if it is one of client_golang's
-// wrapping collectors: a pointer to a struct of client_golang's with
-// exactly three fields, the wrapped collector (not nil), the prefix and the
+// wrappers of a value of the interface type inner, a wrapping collector or
+// a wrapping Registerer: a pointer to a struct of client_golang's with
+// exactly three fields, the wrapped value (not nil), the prefix and the
 // labels. The metrics and vectors of client_golang have other shapes. next
 // is addressable.
-func wrapperFields(v reflect.Value) (next, prefix, labels reflect.Value, ok bool) {
+func wrapperFields(v reflect.Value, inner reflect.Type) (next, prefix, labels reflect.Value, ok bool) {
 	if !v.IsValid() || !promType(v.Type()) || v.IsNil() {
 		return next, prefix, labels, false
 	}
@@ -283,7 +296,7 @@ func wrapperFields(v reflect.Value) (next, prefix, labels reflect.Value, ok bool
 	}
 	for i := range 3 {
 		switch f := s.Field(i); {
-		case f.Kind() == reflect.Interface && f.Type() == reflect.TypeFor[prometheus.Collector]():
+		case f.Type() == inner:
 			next = f
 		case f.Kind() == reflect.String:
 			prefix = f

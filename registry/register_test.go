@@ -373,6 +373,60 @@ func TestRegister(t *testing.T) {
 		}
 	})
 
+	// The registry a tree registers into, or a Registerer that
+	// client_golang's wrappers of it pass registrations on to, collects
+	// what the tree registers: a scope refuses it, whether it describes
+	// something or, holding only unchecked collectors, nothing, and
+	// touches nothing. Another registry is a collector like any other.
+	for _, tt := range []struct {
+		name    string
+		checked bool                                             // the registry holds a gauge, not only an unchecked collector
+		parent  func(*prometheus.Registry) prometheus.Registerer // the scope's parent; the registry when nil
+		through func(*registry.Scope) prometheus.Registerer      // what registers the registry; the scope when nil
+		opts    []registry.Option
+	}{
+		{name: "unchecked only"},
+		{name: "unchecked only, labelled", opts: []registry.Option{registry.WithLabels(prometheus.Labels{"s": "1"})}},
+		{name: "prefixed", checked: true, opts: []registry.Option{registry.WithPrefix("p_")}},
+		{name: "wrapped parent", checked: true, parent: func(r *prometheus.Registry) prometheus.Registerer {
+			return prometheus.WrapRegistererWithPrefix("w_", r)
+		}},
+		{name: "through a wrapper", through: func(s *registry.Scope) prometheus.Registerer {
+			return prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, s)
+		}},
+	} {
+		t.Run("its own registry: "+tt.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			var parent prometheus.Registerer = reg
+			if tt.parent != nil {
+				parent = tt.parent(reg)
+			}
+			scope := registry.NewScope(parent, tt.opts...)
+			if tt.checked {
+				reg.MustRegister(promtest.Gauge("outside", 1))
+			}
+			scope.MustRegister(&promtest.Unchecked{Name: "u", Value: 1})
+			var through prometheus.Registerer = scope
+			if tt.through != nil {
+				through = tt.through(scope)
+			}
+			if err := through.Register(reg); err == nil || !strings.Contains(err.Error(), "nor the Registerer the tree registers into") {
+				t.Errorf("Register = %v, want it refused", err)
+			}
+			if n := scope.Len(); n != 1 {
+				t.Errorf("Len() = %d, want 1", n)
+			}
+			if _, err := reg.Gather(); err != nil {
+				t.Errorf("Gather = %v", err)
+			}
+			other := prometheus.NewRegistry()
+			other.MustRegister(promtest.Gauge("other", 2))
+			if err := through.Register(other); err != nil {
+				t.Errorf("Register(another registry) = %v", err)
+			}
+		})
+	}
+
 	// A nil collector, or an interface holding a nil, gives
 	// ErrNilCollector without touching the parent; MustRegister panics
 	// with it.

@@ -116,10 +116,13 @@ func (rt *root) registered(existing prometheus.Collector) prometheus.Collector {
 	return existing
 }
 
-// holds reports whether c, of kind k, is a Scope of rt's tree, as it is,
-// behind client_golang's wrappers, or behind the viewed collectors of scopes
-// with views: a scope with a view on a Registerer that forwards to a scope
-// registers, in place of that scope, a viewed collector of it.
+// holds reports whether c, of kind k, is a Scope of rt's tree, or the
+// Registerer that rt's tree registers into (its parent, or what
+// client_golang's wrappers of it pass registrations on to), which collects
+// what the tree registers: as it is, behind client_golang's wrappers, or
+// behind the viewed collectors of scopes with views (a scope with a view on
+// a Registerer that forwards to a scope registers, in place of that scope,
+// a viewed collector of it).
 func (rt *root) holds(c prometheus.Collector, k kind) bool {
 	for range 64 {
 		switch x := c.(type) {
@@ -133,14 +136,29 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 			c, k = r.c, kindOf(r.c)
 			continue
 		}
-		if k != ownWrapper {
-			return false
+		if k == ownWrapper {
+			if u := unwrap(c); u != c {
+				c, k = u, kindOf(u)
+				continue
+			}
 		}
-		u := unwrap(c)
-		if u == c {
-			return false // a collector of client_golang's that wraps nothing
+		return rt.registersInto(c)
+	}
+	return false
+}
+
+// registersInto reports whether c is the Registerer that rt's tree
+// registers into, or one that client_golang's wrappers of it pass
+// registrations on to.
+func (rt *root) registersInto(c prometheus.Collector) bool {
+	cv := reflect.ValueOf(c)
+	if cv.Kind() != reflect.Pointer {
+		return false
+	}
+	for r := rt.reg; r != nil; r = unwrapRegisterer(r) {
+		if rv := reflect.ValueOf(r); rv.Type() == cv.Type() && rv.Pointer() == cv.Pointer() {
+			return true
 		}
-		c, k = u, kindOf(u)
 	}
 	return false
 }

@@ -188,18 +188,19 @@ func (s *Scope) node(method string) *node {
 // any other, with the wrappers' prefix and labels; Unregister through the
 // same wrappers finds it.
 //
-// Register returns [ErrNilCollector] for a nil c and [ErrClosed] once s, or a
-// scope it is nested in, has begun to close, an error for c whose Describe
-// sends a nil descriptor, and an error for c that is a
-// scope of s's tree (s itself, one it is nested in, or any other nested in
-// the same outermost scope), as it is or behind client_golang's wrappers:
-// the tree would collect it twice, or, collecting itself, without end. In
-// these cases the parent is not touched. It returns an error, and
-// touches nothing, if a label is set twice on the way from the outermost
-// scope, or if c describes nothing and collecting it would collect what s
-// registers (a scope behind a Registerer of the user's own that forwards to
-// it, say; one that describes something, the scope behind refuses itself).
-// It panics on a zero Scope.
+// Register returns [ErrNilCollector] for a nil c and [ErrClosed] once s, or
+// a scope it is nested in, has begun to close, an error for c whose Describe
+// sends a nil descriptor, and an error for c that is a scope of s's tree (s
+// itself, one it is nested in, or any other nested in the same outermost
+// scope) or the Registerer the tree registers into (the outermost scope's
+// parent, or what client_golang's wrappers of it wrap), as it is or behind
+// client_golang's wrappers: the tree would collect it twice, or, collecting
+// itself, without end. In these cases the parent is not touched. It returns
+// an error, and touches nothing, if a label is set twice on the way from the
+// outermost scope, or if c describes nothing and collecting it would collect
+// what s registers (a scope behind a Registerer of the user's own that
+// forwards to it, say; one that describes something, the scope behind
+// refuses itself). It panics on a zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
 	_, _, err := s.register(c)
 	return err
@@ -220,7 +221,7 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, p
 		return nil, false, fmt.Errorf("registry: %T describes a nil descriptor", c)
 	}
 	if n.root.holds(c, k) {
-		return nil, false, errors.New("registry: a scope cannot register a scope of its own tree: its registrations are collected already, and every scrape would collect them again, or without end")
+		return nil, false, errors.New("registry: a scope cannot register a scope of its own tree, nor the Registerer the tree registers into: its registrations are collected already, and every scrape would collect them again, or without end")
 	}
 	if f := probed(c, r.descs, k == ownWrapper); f != nil {
 		f.n = n

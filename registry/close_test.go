@@ -114,6 +114,13 @@ func TestClose(t *testing.T) {
 		if err := prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, scope).Register(promtest.Gauge("late", 1)); !errors.Is(err, registry.ErrClosed) {
 			t.Errorf("Register through a wrapper = %v, want ErrClosed", err)
 		}
+		// MustRegister names the scope refused, as a reconcile that races
+		// a deletion needs to know which.
+		tenant := scope.Child(registry.WithName("west"), registry.WithLabels(prometheus.Labels{"tenant": "west"}))
+		want := `registry: scope west{tenant="west"}: scope is closed`
+		if err, _ := promtest.Panic(func() { tenant.MustRegister(promtest.Gauge("late", 1)) }).(error); !errors.Is(err, registry.ErrClosed) || err.Error() != want {
+			t.Errorf("MustRegister on a named scope panicked with %v, want %q", err, want)
+		}
 		mfs, err := scope.Gather()
 		if scope.Unregister(g) || scope.Len() != 0 || len(mfs) != 0 || err != nil || len(parent.Log()) != before {
 			t.Errorf("after Close: Unregister true, Len %d, Gather %d families %v, or the parent was called", scope.Len(), len(mfs), err)

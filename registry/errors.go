@@ -164,10 +164,8 @@ type collisionError struct {
 func (e *collisionError) Error() string {
 	var b strings.Builder
 	b.WriteString("registry: ")
-	tree := "this scope's tree"
 	if e.scope != "" {
 		fmt.Fprintf(&b, "scope %s: ", e.scope)
-		tree = "its tree"
 	}
 	what := strings.Join(e.metrics, ", ")
 	if what == "" {
@@ -176,7 +174,7 @@ func (e *collisionError) Error() string {
 	fmt.Fprintf(&b, "%s is already registered ", what)
 	switch {
 	case e.holder == nil:
-		b.WriteString("outside " + tree)
+		b.WriteString("outside the scope's tree")
 	case e.holder.str == "":
 		b.WriteString("by a scope with no name, labels or prefix")
 	default:
@@ -187,6 +185,19 @@ func (e *collisionError) Error() string {
 }
 
 func (e *collisionError) Unwrap() error { return e.err }
+
+// A scopeError is any other error of MustRegister's: the error, wrapped
+// with the String of the scope MustRegister was called on.
+type scopeError struct {
+	scope string
+	err   error
+}
+
+func (e *scopeError) Error() string {
+	return "registry: scope " + e.scope + ": " + strings.TrimPrefix(e.err.Error(), "registry: ")
+}
+
+func (e *scopeError) Unwrap() error { return e.err }
 
 // collision returns what MustRegister panics with when the parent refused c,
 // registered through n, with err: for an AlreadyRegisteredError, a
@@ -209,7 +220,7 @@ func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Co
 	case n.str == "":
 		return err
 	default:
-		return fmt.Errorf("registry: scope %s: %w", n.str, err)
+		return &scopeError{scope: n.str, err: err}
 	}
 	ds, _ := appendDescs(nil, c)
 	if n.view != nil {

@@ -2644,22 +2644,19 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 	if !named || s.view.clash != nil {
 		return
 	}
-	// Rule 4: the scope refused, by its String if it has one.
-	refused, tree := "registry: ", "this scope's tree"
-	if s.str() != "" {
-		refused, tree = "registry: scope "+s.str()+": ", "its tree"
-	}
-	switch k := want.kind; {
-	case k != kRefused && k != kInjected && k != kTaken:
-		return
-	case k != kTaken && s.str() == "":
-		if strings.HasPrefix(err.Error(), "registry: scope ") {
+	// Rule 4: Register's error, wrapped with the String of the scope
+	// refused if it has one.
+	switch refused := "registry: scope " + s.str() + ": "; {
+	case s.str() == "":
+		if k := want.kind; (k == kRefused || k == kInjected) && strings.HasPrefix(err.Error(), "registry: scope ") {
 			w.fail("%s panicked with %q, want the parent's error as it is: the scope has no name, labels or prefix (rule 4)", what, err)
 		}
-		return
+		if want.kind != kTaken {
+			return
+		}
 	case !strings.HasPrefix(err.Error(), refused):
 		w.fail("%s panicked with %q, want it to begin %q (rule 4)", what, err, refused)
-	case k != kTaken:
+	case want.kind != kTaken:
 		return
 	}
 	// Rule 4: the scope holding the metric, or outside the tree.
@@ -2672,8 +2669,8 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 	}
 	switch {
 	case len(want.holders) == 0:
-		if !says("outside " + tree) {
-			w.fail("%s panicked with %q, want it to say the metric is held outside %s (rule 4)", what, err, tree)
+		if !says("outside the scope's tree") {
+			w.fail("%s panicked with %q, want it to say the metric is held outside the scope's tree (rule 4)", what, err)
 		}
 	case !slices.ContainsFunc(want.holders, func(h *mScope) bool { return says(name(h)) }):
 		w.fail("%s panicked with %q, want it to name the scope holding the metric, %s (rule 4)", what, err, name(want.holders[0]))

@@ -195,7 +195,7 @@ func TestRegister(t *testing.T) {
 			{give: "jobs", opts: []registry.Option{registry.WithPrefix("w_")},
 				want: "registry: scope mirror/east prefix=\"w_\": w_jobs is already registered by scope mirror/wrapped: duplicate metrics collector registration attempted"},
 			{give: "anon", want: "registry: scope mirror/east: anon is already registered by scope mirror: duplicate metrics collector registration attempted"},
-			{give: "direct", want: "registry: scope mirror/east: direct is already registered outside its tree: duplicate metrics collector registration attempted"},
+			{give: "direct", want: "registry: scope mirror/east: direct is already registered outside the scope's tree: duplicate metrics collector registration attempted"},
 		} {
 			err, _ := promtest.Panic(func() {
 				program.Child(append(tt.opts, registry.WithName("east"))...).MustRegister(promtest.Gauge(tt.give, 2))
@@ -214,7 +214,7 @@ func TestRegister(t *testing.T) {
 		if err, _ := promtest.Panic(func() { unnamed.Child().MustRegister(promtest.Gauge("plain", 2)) }).(error); err == nil || err.Error() != want {
 			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}
-		want = "registry: direct is already registered outside this scope's tree: duplicate metrics collector registration attempted"
+		want = "registry: direct is already registered outside the scope's tree: duplicate metrics collector registration attempted"
 		if err, _ := promtest.Panic(func() { unnamed.MustRegister(promtest.Gauge("direct", 2)) }).(error); err == nil || err.Error() != want {
 			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}
@@ -328,10 +328,9 @@ func TestRegister(t *testing.T) {
 				t.Errorf("case %d: Register = %v, want the scope refused", i, err)
 			}
 		}
-		// MustRegister panics with the scope's own error as it is: only
-		// the parent's errors name the scope refused.
-		if err, _ := promtest.Panic(func() { program.MustRegister(mirror) }).(error); err == nil || !strings.HasPrefix(err.Error(), "registry: a scope cannot register a scope of its own tree") {
-			t.Errorf("MustRegister panicked with %v, want the scope's own error", err)
+		// MustRegister panics with that error, naming the scope refused.
+		if err, _ := promtest.Panic(func() { program.MustRegister(mirror) }).(error); err == nil || !strings.HasPrefix(err.Error(), "registry: scope program: a scope cannot register a scope of its own tree") {
+			t.Errorf("MustRegister panicked with %v, want the error naming the scope", err)
 		}
 		// Through a Registerer of the user's own that forwards to the
 		// program scope, a scope with a view registers the program
@@ -648,7 +647,7 @@ func TestRegister(t *testing.T) {
 		if err := scope.Register(u); !errors.As(err, &are) || are.NewCollector != prometheus.Collector(u) || are.ExistingCollector != prometheus.Collector(theirs) {
 			t.Errorf("Register = %v, naming %v and %v", err, are.NewCollector, are.ExistingCollector)
 		}
-		want := "registry: scope u: an unchecked collector is already registered outside its tree: "
+		want := "registry: scope u: an unchecked collector is already registered outside the scope's tree: "
 		if v, _ := promtest.Panic(func() { scope.MustRegister(u) }).(error); v == nil || !strings.HasPrefix(v.Error(), want) {
 			t.Errorf("MustRegister panicked with %v, want %q...", v, want)
 		}

@@ -202,52 +202,52 @@ func (s *Scope) node(method string) *node {
 // forwards to it, say; one that describes something, the scope behind
 // refuses itself). It panics on a zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
-	_, _, err := s.register(c)
+	_, err := s.register(c)
 	return err
 }
 
-// register is Register, and also says whether the error is the parent's
-// and, if the parent refused c as registered already, what it named as the
-// holder of c's identity (see root.add).
-func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, parents bool, err error) {
+// register is Register, and also says, if the parent refused c as
+// registered already, what it named as the holder of c's identity (see
+// root.add).
+func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, err error) {
 	n := s.node("Register")
 	if nilness.IsNil(c) {
-		return nil, false, ErrNilCollector
+		return nil, ErrNilCollector
 	}
 	r := &record{c: c, n: n}
 	var k kind
 	r.descs, k = appendDescs(r.one[:0], c)
 	if slices.Contains(r.descs, nil) {
-		return nil, false, fmt.Errorf("registry: %T describes a nil descriptor", c)
+		return nil, fmt.Errorf("registry: %T describes a nil descriptor", c)
 	}
 	if n.root.holds(c, k) {
-		return nil, false, errors.New("registry: a scope cannot register a scope of its own tree, nor the Registerer the tree registers into: its registrations are collected already, and every scrape would collect them again, or without end")
+		return nil, errors.New("registry: a scope cannot register a scope of its own tree, nor the Registerer the tree registers into: its registrations are collected already, and every scrape would collect them again, or without end")
 	}
 	if f := probed(c, r.descs, k == ownWrapper); f != nil {
 		f.n = n
-		return nil, false, f
+		return nil, f
 	}
 	n.gate.RLock()
 	defer n.gate.RUnlock()
 	if n.stopped() {
-		return nil, false, ErrClosed
+		return nil, ErrClosed
 	}
 	if n.view != nil {
 		if n.view.err != nil {
-			return nil, false, n.view.err
+			return nil, n.view.err
 		}
 		r.v = newViewed(r, n.view)
 	}
 	if holder, err = n.add(r); err != nil {
 		r.silence()
 	}
-	return holder, true, err
+	return holder, err
 }
 
 // MustRegister registers each collector in turn and panics with the first
 // error [Scope.Register] returns. Collectors registered before the failing
-// one stay registered and owned by s. An error of the parent's is wrapped
-// with s's String, if it is not empty: "registry: scope NAME: ...".
+// one stay registered and owned by s. The error is wrapped with s's String,
+// if it is not empty: "registry: scope NAME: ...".
 //
 // When the error is an AlreadyRegisteredError, the panic value is an error
 // that names s, if its String is not empty, and the scope holding the
@@ -257,12 +257,8 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, p
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 	s.node("MustRegister")
 	for _, c := range cs {
-		holder, parents, err := s.register(c)
-		if err != nil && parents {
-			err = s.n.collision(err, c, holder)
-		}
-		if err != nil {
-			panic(err)
+		if holder, err := s.register(c); err != nil {
+			panic(s.n.collision(err, c, holder))
 		}
 	}
 }

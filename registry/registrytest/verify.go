@@ -39,8 +39,10 @@ type TestingT interface {
 // followed by "*" ("go_*" leaves out the Go runtime metrics).
 //
 // A registry that other code fills as the program starts is not empty when a
-// test begins: controller-runtime's metrics.Registry holds client-go's and
-// leader election's metrics, some of them vectors with no series. Make the
+// test begins: controller-runtime's metrics.Registry holds client-go's
+// (rest_client_*), leader election's (leader_election_*) and, once its
+// metrics server package is imported, the certificate watcher's
+// (certwatcher_*) metrics, some of them vectors with no series. Make the
 // component's scope in a scope of the test's own on such a registry, keep
 // that one open, and verify it rather than the registry; or ignore those
 // names. A closed scope owns nothing, so verifying one proves nothing.

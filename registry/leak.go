@@ -81,12 +81,12 @@ func reportLeak(n *node) {
 	closeDropped(n)
 }
 
-// closeDropped closes n if its handle is gone and it is idle, then,
-// likewise, the scope it is nested in, and so on out: nobody can register
-// through such a scope or nest one in it any more, and closing it lets the
-// scope it is nested in, or the Index, forget it. A scope dropped while a
-// nested scope was still in it is closed once that one has left, by its own
-// cleanup, Close or Leak.Close.
+// closeDropped closes n if its handle is gone and it is idle (see settle),
+// then, likewise, the scope it is nested in, and so on out: nobody can
+// register through such a scope or nest one in it any more, and closing it
+// lets the scope it is nested in, or the Index, forget it. A scope dropped
+// while a nested scope was still in it is closed once that one has left, by
+// its own cleanup, Close or Leak.Close.
 //
 // Closing an outermost scope unregisters its collector of unchecked ones
 // from the parent, if it has one, last. A parent that panics there would
@@ -95,17 +95,18 @@ func reportLeak(n *node) {
 func closeDropped(n *node) {
 	defer func() { _ = recover() }()
 	for ; n != nil && n.dropped.Load() && !n.stopped(); n = n.up {
-		if !n.idle() {
+		if !n.settle() {
 			return
 		}
 		_ = n.close() // it holds nothing to report
 	}
 }
 
-// idle reports whether n holds no registration and no nested scope, and
-// its pending DeleteOnClose calls have no series to delete: closing it
-// changes nothing that can be seen.
-func (n *node) idle() bool {
+// settle reports whether n holds no registration and no nested scope, and
+// its pending DeleteOnClose calls have no series to delete; if so, it
+// forgets those calls, so that closing n changes nothing that can be seen:
+// series with their labels that arrive after the check are somebody else's.
+func (n *node) settle() bool {
 	var ds []*deletion
 	n.mu.Lock()
 	for it := n.items.head; it != nil; it = it.next {
@@ -124,6 +125,11 @@ func (n *node) idle() bool {
 			}
 		}
 	}
+	n.mu.Lock()
+	for _, d := range ds {
+		n.unlink(&d.item)
+	}
+	n.mu.Unlock()
 	return true
 }
 

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -292,6 +293,31 @@ func TestLeakReport(t *testing.T) {
 		promtest.Expose(t, reg, `links_total{link="west"} 1`)
 	})
 
+	// Series that arrive, with the labels of a dropped scope's pending
+	// DeleteOnClose, once the scope was found to have none to delete are
+	// somebody else's: closing it deletes none of them.
+	t.Run("series arriving as a dropped scope closes", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		var x registry.Index // so that the dropped scope is watched
+		program := registry.NewScope(reg, registry.WithName("program"), registry.WithIndex(&x))
+		links := &arriving{CounterVec: promtest.CounterVec("links_total", "link"), labels: []string{"west"}}
+		reg.MustRegister(links.CounterVec)
+		func() {
+			program.Child(registry.WithName("west")).DeleteOnClose(prometheus.Labels{"link": "west"}, links)
+		}()
+		for i := 0; strings.Contains(body(serve(registry.Handler(program), "GET", "/")), "program/west"); i++ {
+			if i == 100 {
+				t.Fatal("the dropped scope is still open")
+			}
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+		promtest.Expose(t, reg, `links_total{link="west"} 1`)
+		if err := program.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	// A Scope copied into a component's struct, as a value, is not
 	// dropped while the copy is in use, though the pointer NewScope
 	// returned is gone: it is reported when the copy is dropped too.
@@ -315,4 +341,23 @@ func TestLeakReport(t *testing.T) {
 		}
 		registrytest.VerifyNone(t, reg)
 	})
+}
+
+// arriving is a vector on which a series with labels arrives just after its
+// first Collect, which collects nothing: another component's, right after a
+// dropped scope's pending DeleteOnClose was found to have nothing to delete.
+type arriving struct {
+	*prometheus.CounterVec
+	labels []string
+	once   sync.Once
+}
+
+func (a *arriving) Collect(ch chan<- prometheus.Metric) {
+	first := false
+	a.once.Do(func() { first = true })
+	if first {
+		a.WithLabelValues(a.labels...).Inc()
+		return
+	}
+	a.CounterVec.Collect(ch)
 }

@@ -151,6 +151,9 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 // registers into, or one that client_golang's wrappers of it pass
 // registrations on to.
 func (rt *root) registersInto(c prometheus.Collector) bool {
+	if _, ok := c.(prometheus.Registerer); !ok {
+		return false // the common case, cheaply
+	}
 	cv := reflect.ValueOf(c)
 	if cv.Kind() != reflect.Pointer {
 		return false

@@ -318,6 +318,36 @@ func TestLeakReport(t *testing.T) {
 		}
 	})
 
+	// A scope dropped while its Register waits for a slow parent is not
+	// closed as idle under it: the registration it returns nil for is
+	// the scope's, and the scope is reported once it is dropped.
+	t.Run("dropped during a slow Register", func(t *testing.T) {
+		ch := make(leaks, 1)
+		parent := promtest.NewParent(promtest.On("register", "worker_up", 0, promtest.Block))
+		program := registry.NewScope(parent, registry.WithName("program"), registry.WithLeakReport(ch.report))
+		registered := make(chan error)
+		go func() {
+			registered <- program.Child(registry.WithName("worker")).Register(promtest.Gauge("worker_up", 1))
+		}()
+		<-parent.Entered
+		for range 10 {
+			runtime.GC()
+			time.Sleep(2 * time.Millisecond)
+		}
+		parent.Release()
+		if err := <-registered; err != nil {
+			t.Fatal(err)
+		}
+		got := ch.wait(1, 50)
+		if len(got) != 1 || got[0].Scope != "program/worker" || !slices.Equal(got[0].Metrics, []string{"worker_up"}) {
+			t.Fatalf("reported %+v, want program/worker with worker_up", got)
+		}
+		promtest.Expose(t, parent.Reg, "worker_up{} 1")
+		if err := program.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	// A Scope copied into a component's struct, as a value, is not
 	// dropped while the copy is in use, though the pointer NewScope
 	// returned is gone: it is reported when the copy is dropped too.

@@ -128,6 +128,7 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	} else if n.root.index != nil {
 		n.root.index.add(n)
 	}
+	runtime.KeepAlive(parent) // a parent scope is not closed as idle before it adopts n
 	return s
 }
 
@@ -211,6 +212,10 @@ func (s *Scope) Register(c prometheus.Collector) error {
 // root.add).
 func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, err error) {
 	n := s.node("Register")
+	// s is not used after this line, so, dropped by its user during a
+	// slow parent's Register, it could be found unreachable, and n
+	// closed as idle, before n tracks the registration.
+	defer runtime.KeepAlive(s)
 	if nilness.IsNil(c) {
 		return nil, ErrNilCollector
 	}
@@ -286,6 +291,7 @@ func (s *Scope) Unregister(c prometheus.Collector) bool {
 		return false
 	}
 	n := s.n
+	defer runtime.KeepAlive(s) // as in register
 	ds, _ := appendDescs(nil, c)
 	ds = slices.DeleteFunc(ds, func(d *prometheus.Desc) bool { return d == nil }) // Register refused any; Describe has changed
 	// Unregister holds the gate alone, so that no Register or Unregister

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -156,6 +157,7 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	}
 	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs), key: deletionKey(labels, vecs)}
 	n := s.n
+	defer runtime.KeepAlive(s) // as in register
 	n.mu.Lock()
 	if !n.stopped() {
 		if d.key != "" && n.pending[d.key] != nil {

@@ -103,7 +103,8 @@ func closeDropped(n *node) {
 }
 
 // settle reports whether n holds no registration and no nested scope, and
-// its pending DeleteOnClose calls have no series to delete; if so, it
+// its pending DeleteOnClose calls have no series to delete (each vector is
+// a Collector, so that this can be told); if so, it
 // forgets those calls, so that closing n changes nothing that can be seen:
 // series with their labels that arrive after the check are somebody else's.
 func (n *node) settle() bool {
@@ -120,8 +121,8 @@ func (n *node) settle() bool {
 	n.mu.Unlock()
 	for _, d := range ds {
 		for _, v := range d.vecs {
-			if len(d.carrying(v)) > 0 {
-				return false
+			if _, ok := v.(prometheus.Collector); !ok || len(d.carrying(v)) > 0 {
+				return false // a Deleter that cannot be asked may hold series
 			}
 		}
 	}

@@ -318,6 +318,30 @@ func TestLeakReport(t *testing.T) {
 		}
 	})
 
+	// A dropped scope whose pending DeleteOnClose is on a Deleter that
+	// cannot be asked for its series (no Collector) may have series to
+	// delete: it is not closed as idle, and the program scope's Close
+	// deletes them.
+	t.Run("dropped with a Deleter that cannot be asked", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		var x registry.Index
+		program := registry.NewScope(reg, registry.WithName("program"), registry.WithIndex(&x))
+		links := promtest.CounterVec("links_total", "link")
+		reg.MustRegister(links)
+		func() {
+			program.Child(registry.WithName("west")).DeleteOnClose(prometheus.Labels{"link": "west"}, blind{links})
+		}()
+		links.WithLabelValues("west").Inc()
+		for range 5 {
+			runtime.GC()
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err := program.Close(); err != nil {
+			t.Fatal(err)
+		}
+		promtest.Expose(t, reg)
+	})
+
 	// A scope dropped while its Register waits for a slow parent is not
 	// closed as idle under it: the registration it returns nil for is
 	// the scope's, and the scope is reported once it is dropped.
@@ -390,4 +414,12 @@ func (a *arriving) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	a.CounterVec.Collect(ch)
+}
+
+// blind is a Deleter that is no Collector: a scope cannot ask it for the
+// series it holds.
+type blind struct{ vec *prometheus.CounterVec }
+
+func (b blind) DeletePartialMatch(labels prometheus.Labels) int {
+	return b.vec.DeletePartialMatch(labels)
 }

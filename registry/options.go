@@ -92,14 +92,16 @@ func WithName(name string) Option {
 //
 // A scope dropped while it has nothing to report is not reported but
 // closed, as soon as it holds no registration and no nested scope (a
-// pending DeleteOnClose with no series to delete deletes none), so that the
+// pending DeleteOnClose with no series to delete is forgotten), so that the
 // scope it is nested in no longer keeps it.
 //
-// Without this option nothing is tracked and nothing costs; with it, each
-// scope records where it was made (one runtime.Callers) and adds a runtime
-// cleanup. A scope that its own collectors keep reachable, such as a
-// GaugeFunc reading a component that holds the scope, never becomes
-// unreachable and so cannot be reported: [Handler] shows it instead.
+// Without this option (or an [Index]) no scope is watched and nothing
+// costs, and a nested scope dropped without Close stays in the scope it is
+// nested in until that one closes; with it, each scope records where it
+// was made (one runtime.Callers) and adds a runtime cleanup. A scope that
+// its own collectors keep reachable, such as a GaugeFunc reading a
+// component that holds the scope, never becomes unreachable and so cannot
+// be reported: [Handler] shows it instead.
 func WithLeakReport(report func(Leak)) Option {
 	return optionFunc(func(o *options) { o.report = report })
 }

@@ -531,6 +531,26 @@ func TestClose(t *testing.T) {
 		registrytest.VerifyNone(t, p.Reg)
 	})
 
+	// A Deleter that panics: the panic goes on out of Close, and the next
+	// Close carries on past it, taking back everything older.
+	t.Run("a Deleter that panics", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		scope := registry.NewScope(reg)
+		scope.MustRegister(promtest.Gauge("jobs", 1))
+		scope.Child().MustRegister(promtest.Gauge("nested", 1))
+		scope.DeleteOnClose(prometheus.Labels{"link": "west"}, panicDeleter{})
+		if v := promtest.Panic(func() { _ = scope.Close() }); v == nil {
+			t.Fatal("Close did not panic")
+		}
+		if err := scope.Close(); err != nil {
+			t.Errorf("the second Close = %v", err)
+		}
+		if n := scope.Len(); n != 0 {
+			t.Errorf("Len() = %d, want 0", n)
+		}
+		registrytest.VerifyNone(t, reg)
+	})
+
 	// A parent that panics as Close takes back out the question it asked
 	// about a registration somebody else removed leaves the question
 	// registered: the next Close takes it out, reports the registration
@@ -652,6 +672,11 @@ func TestClose(t *testing.T) {
 
 // deleteLogger is a vector whose DeletePartialMatch calls are logged in a
 // parent's log, among its calls.
+// panicDeleter is a Deleter that panics, as one holding a nil vector would.
+type panicDeleter struct{}
+
+func (panicDeleter) DeletePartialMatch(prometheus.Labels) int { panic("panicDeleter") }
+
 type deleteLogger struct {
 	registry.Deleter
 	log *promtest.Parent

@@ -95,7 +95,13 @@ func (n *node) close() error {
 		case *node:
 			err = multierr.Append(err, x.close())
 		case *deletion:
+			// Forgotten first: a Deleter that panics is not asked
+			// again, and the next Close carries on past it.
+			n.mu.Lock()
+			n.unlink(it)
+			n.mu.Unlock()
 			err = multierr.Append(err, x.run(n.str))
+			continue
 		}
 		n.mu.Lock()
 		n.unlink(it)

@@ -870,6 +870,7 @@ func (r *mReg) regChain() []wrap { return slices.Concat(r.chain, r.scope.tree.ou
 type mDel struct {
 	labels []pair
 	vecs   []*mVec
+	panics bool // its vector panics in DeletePartialMatch
 }
 
 type model struct {
@@ -1344,8 +1345,8 @@ func (m *model) close(s *mScope, f closeFault) (want []wantUE, panics bool) {
 }
 
 // undo undoes what s owns, newest first, as deferred calls run (rule 10).
-// It reports whether the parent panicked; then everything not yet undone
-// stays (rule 14).
+// It reports whether the parent, or a vector of DeleteOnClose, panicked;
+// then everything not yet undone stays (rule 14).
 func (m *model) undo(s *mScope, f closeFault, want *[]wantUE) bool {
 	for len(s.steps) > 0 {
 		st := s.steps[len(s.steps)-1]
@@ -1357,6 +1358,11 @@ func (m *model) undo(s *mScope, f closeFault, want *[]wantUE) bool {
 				}
 				st.sub.state = closed
 			}
+		case st.del != nil && st.del.panics:
+			// Rule 14: the vector's panic goes on, and the next
+			// Close carries on past the call.
+			s.steps = s.steps[:len(s.steps)-1]
+			return true
 		case st.del != nil:
 			for _, left := range st.del.run() {
 				*want = append(*want, wantUE{left: left, scope: s})
@@ -1472,6 +1478,9 @@ func (f closeFault) on(r *mReg) promtest.Fault {
 // like reports whether d and e have the same labels and the same vectors
 // (rule 18).
 func (d *mDel) like(e *mDel) bool {
+	if d.panics || e.panics {
+		return false // its vector is a value, which cannot be told from an equal one
+	}
 	set := func(ps []pair) []string {
 		var out []string
 		for _, p := range ps {
@@ -2369,7 +2378,8 @@ var deleteLabels = [][]pair{
 }
 
 // deleteOnClose applies rule 18. The vectors byte: bits 0 and 1 pick a
-// vector, bit 2 adds the shared one; 0x38 passes none, 0x30 a nil one.
+// vector, bit 2 adds the shared one; 0x38 passes none, 0x30 a nil one, 0x28
+// one that panics.
 func (w *world) deleteOnClose(in *input) {
 	s := w.scope(in)
 	labels := deleteLabels[in.n(len(deleteLabels))]
@@ -2380,10 +2390,13 @@ func (w *world) deleteOnClose(in *input) {
 	var vecs []*mVec
 	var ds []registry.Deleter
 	var names []string
+	panics := b&0x38 == 0x28
 	switch b & 0x38 {
 	case 0x38:
 	case 0x30:
 		ds, names = []registry.Deleter{(*prometheus.CounterVec)(nil)}, []string{"nil"}
+	case 0x28:
+		ds, names = []registry.Deleter{panicDeleter{}}, []string{"panicDeleter{}"}
 	default:
 		v := w.vecs[b&3] // vCurried is 3
 		vecs = append(vecs, v)
@@ -2401,16 +2414,23 @@ func (w *world) deleteOnClose(in *input) {
 	}
 	w.say("%s.DeleteOnClose(%s, %s)", s.path2(), labelsString(labels), strings.Join(names, ", "))
 	v := promtest.Panic(func() { s.real.DeleteOnClose(m, ds...) })
-	if len(labels) == 0 || len(ds) == 0 || vecs == nil {
+	if len(labels) == 0 || len(ds) == 0 || vecs == nil && !panics {
 		if !strings.HasPrefix(fmt.Sprint(v), "registry:") {
 			w.fail("DeleteOnClose panicked with %v, want a registry: message", v)
+		}
+		return
+	}
+	if panics && s.state != open {
+		// Rule 18: it deletes at once, and the vector's panic goes on.
+		if e, ok := v.(error); !ok || !errors.Is(e, promtest.ErrInjected) {
+			w.fail("DeleteOnClose panicked with %v, want the vector's panic", v)
 		}
 		return
 	}
 	if v != nil {
 		w.fail("DeleteOnClose panicked: %v", v)
 	}
-	d := &mDel{labels: labels, vecs: vecs}
+	d := &mDel{labels: labels, vecs: vecs, panics: panics}
 	if s.state == open {
 		// Rule 18: a call like one pending adds nothing.
 		if !slices.ContainsFunc(s.steps, func(st step) bool { return st.del != nil && st.del.like(d) }) {
@@ -2935,9 +2955,6 @@ func addSeries(vec, tenant, link, amount int) []byte {
 	return []byte{opSeries, byte(vec), byte(tenant | link<<1), byte(amount - 1)}
 }
 
-// deleteOnClose: labels indexes deleteLabels; vecs is a vector index
-// (vCurried included), with 4 added for the shared vector too, or 0x38 for
-// none, 0x30 for a nil one.
 func registerScope(scope int, ws []byte, other, mode int) []byte {
 	return prog([]byte{opRegisterScope, byte(scope), byte(len(ws))}, ws, []byte{byte(other), byte(mode)})
 }
@@ -2946,6 +2963,9 @@ func registerRegistry(scope int, ws []byte, mode int) []byte {
 	return prog([]byte{opRegisterRegistry, byte(scope), byte(len(ws))}, ws, []byte{byte(mode)})
 }
 
+// deleteOnClose: labels indexes deleteLabels; vecs is a vector index
+// (vCurried included), with 4 added for the shared vector too, or 0x38 for
+// none, 0x30 for a nil one, 0x28 for one that panics.
 func deleteOnClose(scope, labels, vecs int) []byte {
 	return []byte{opDelete, byte(scope), byte(labels), byte(vecs)}
 }
@@ -3806,6 +3826,25 @@ var seeds = []seed{
 			rootOnScope(1, []byte{wp(0)}, noOpts()),
 			register(1, none, cU0, modeRegister, noFault),
 			registerScope(2, none, 0, modeRegister),
+		),
+	},
+	{
+		name: "a vector of DeleteOnClose that panics",
+		// s0 registers g0a, and s1, nested in it, g1a; s0 asks to delete
+		// {tenant="a"} from a vector that panics. s0's Close meets the
+		// call first: its panic goes on, and s0 and s1 still own their
+		// gauges; the next Close carries on past the call and takes them
+		// back (rule 14). A call on a scope closing deletes at once: its
+		// panic goes on out of DeleteOnClose (rule 18).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			nest(0, byChild, noOpts()),
+			register(1, none, cG1a, modeRegister, noFault),
+			deleteOnClose(0, 0, 0x28),
+			closeScope(0, noFault, 0),
+			deleteOnClose(1, 0, 0x28),
+			closeScope(0, noFault, 0),
 		),
 	},
 	{

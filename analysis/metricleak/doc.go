@@ -160,10 +160,12 @@
 // wrapping registerer) and how many more there are, where the first was
 // registered (a file of the package checked by its name, one of the same
 // module by its path in the module, others by the import path of their
-// package, as in github.com/org/repo/kube/api.go:31), the function it was
-// registered through, and what to do: close the scope the metrics went
-// through, or unregister them, or call a method of the value the callee
-// handed back that undoes what the callee registered. Only a method known by
+// package, as in github.com/org/repo/kube/api.go:31; the first place of a
+// metric with a name, if any has one), the function it was registered
+// through, and what to do: close the scope the metrics went through, or
+// unregister them, or call a method of the value the callee handed back
+// that undoes what the callee registered, or register them (or, registered
+// through a function, call it) after the last error return. Only a method known by
 // a fact to unregister, and called without arguments or type arguments, is
 // named: a method of an interface, of which nothing is known, never is.
 // Collectors that describe nothing (unchecked collectors, whose Describe
@@ -257,6 +259,10 @@
 // and a callee that returns its owner together with an error (return t,
 // err) is reported nowhere: it hands the owner back, and its caller's
 // branch on that error is taken for one on which nothing was registered.
+// A function that hands back what it registered inside a value that
+// another function makes (return wrap(c), where wrap stores c in a struct
+// it returns) has handed it on to that function, as far as the analysis
+// sees: its callers are not told that it registers.
 // A named error result that a deferred call can read stays in memory, and
 // any load of it is taken for the registering call's own error once that
 // error was stored in it.

@@ -54,7 +54,7 @@ func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
 //	return gives an error: unregister them, or call
 //	(*API).UnregisterGauges, before returning
 func (c *checker) message(l *leak) string {
-	first := l.regs[0]
+	first := c.places(l)[0]
 	var names []string
 	unnamed := false
 	for _, r := range l.regs {
@@ -84,24 +84,32 @@ func (c *checker) message(l *leak) string {
 			unchecked++
 		}
 	}
+	// What to move after the last error return: the registrations, or
+	// the call that makes them.
+	late := "register " + them
+	if first.via != nil && len(c.places(l)) == 1 {
+		late = "call " + c.funcName(first.via)
+	}
 	switch m := c.undoMethod(first); {
 	case first.scope:
 		b.WriteString("close its scope before returning")
 	case unchecked == len(l.regs):
-		fmt.Fprintf(&b, "Unregister cannot take back a collector that describes nothing, so register %s after the last error return", them)
+		fmt.Fprintf(&b, "Unregister cannot take back a collector that describes nothing, so %s after the last error return", late)
 	case m != nil:
 		fmt.Fprintf(&b, "unregister %s, or call %s, before returning", them, methodName(first.owner, m))
 	case unchecked > 0:
 		b.WriteString("unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return")
 	default:
-		fmt.Fprintf(&b, "unregister %s before returning, or register %s after the last error return", them, them)
+		fmt.Fprintf(&b, "unregister %s before returning, or %s after the last error return", them, late)
 	}
 	return b.String()
 }
 
 // places returns, for each place where l's registrations were made, as a
-// message names it, the first registration made there: the first
-// registration's place first.
+// message names it, the first registration made there, in order, except
+// that the first place of a registration whose metrics have names comes
+// first: the message names that place, so that the names it lists do not
+// all seem to come from a place that registered none of them.
 func (c *checker) places(l *leak) []*registration {
 	var regs []*registration
 	seen := map[string]bool{}
@@ -110,6 +118,11 @@ func (c *checker) places(l *leak) []*registration {
 			seen[site] = true
 			regs = append(regs, r)
 		}
+	}
+	if i := slices.IndexFunc(regs, func(r *registration) bool { return len(r.metrics) > 0 }); i > 0 {
+		lead := regs[i]
+		copy(regs[1:i+1], regs[:i])
+		regs[0] = lead
 	}
 	return regs
 }
@@ -132,10 +145,14 @@ func nameList(names []string, unnamed bool) string {
 	if n > shownNames {
 		items = append(items, fmt.Sprintf("%d more", n-shownNames))
 	}
-	if unnamed {
-		items = append(items, "other metrics")
+	list := strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	switch {
+	case unnamed && n > shownNames:
+		return list + ", and other metrics" // not "4 more and other metrics"
+	case unnamed:
+		return strings.Join(items, ", ") + " and other metrics"
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return list
 }
 
 func pick(one bool, singular, plural string) string {

@@ -54,7 +54,7 @@ func TestNameList(t *testing.T) {
 		{[]string{"a", "b", "c"}, false, "a, b and c"},
 		{[]string{"a", "b", "c"}, true, "a, b, c and other metrics"},
 		{seven, false, "a, b, c, d, e and 2 more"},
-		{seven, true, "a, b, c, d, e, 2 more and other metrics"},
+		{seven, true, "a, b, c, d, e and 2 more, and other metrics"},
 	} {
 		if got := nameList(tt.names, tt.unnamed); got != tt.want {
 			t.Errorf("nameList(%q, %v) = %q, want %q", tt.names, tt.unnamed, got, tt.want)

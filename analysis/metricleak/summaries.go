@@ -119,6 +119,9 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 					slices.Sort(f.Collectors)
 				}
 			}
+			if len(f.Metrics) == 0 && len(r.metrics) > 0 {
+				f.Site = r.siteString(c.pass) // where the names it lists were registered, as a message names it
+			}
 			f.Metrics = appendNew(f.Metrics, r.metrics...)
 			f.Unnamed = f.Unnamed || r.unnamed && !callers
 		}

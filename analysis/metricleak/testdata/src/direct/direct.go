@@ -531,9 +531,22 @@ func newBoth(reg prometheus.Registerer) *both {
 func NamedAndUnnamed(reg prometheus.Registerer, start func() error) (*both, error) { // want NamedAndUnnamed:"registers in_flight at direct/direct.go:527 \\(result 0, registerer 0, and unnamed ones\\)"
 	b := newBoth(reg)
 	if err := start(); err != nil {
-		return nil, err // want `^in_flight and other metrics registered at direct\.go:527 \(via newBoth\) stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
+		return nil, err // want `^in_flight and other metrics registered at direct\.go:527 \(via newBoth\) stay registered when this returns an error: unregister them before returning, or call newBoth after the last error return$`
 	}
 	return b, nil
+}
+
+// UnnamedFirst registers a collector whose metric has no name the analyzer
+// can read, then in_queue: the message names in_queue's place, where the
+// names it lists come from.
+func UnnamedFirst(reg prometheus.Registerer, start func() error) error { // want UnnamedFirst:"registers in_queue at direct/direct.go:545 \\(result -1, registerer 0, and unnamed ones\\)"
+	reg.MustRegister(custom{}) // related: registered
+	queue := prometheus.NewGauge(prometheus.GaugeOpts{Name: "in_queue"})
+	reg.MustRegister(queue)
+	if err := start(); err != nil {
+		return err // want `^in_queue and other metrics registered at direct\.go:545 and 1 other place stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
+	}
+	return nil
 }
 
 // ReceiverLoop registers the receiver's collectors in a loop over a slice

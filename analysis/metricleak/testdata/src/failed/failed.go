@@ -56,7 +56,7 @@ func connect(backend, addr string, reg prometheus.Registerer, dial func() error)
 		return nil, err
 	}
 	if err := dial(); err != nil {
-		return nil, err // want `^kv_requests_total and mem_entries registered at kv/kv\.go:30 \(via createStore\) stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
+		return nil, err // want `^kv_requests_total and mem_entries registered at kv/kv\.go:30 \(via createStore\) stay registered when this returns an error: unregister them before returning, or call createStore after the last error return$`
 	}
 	return s, nil
 }
@@ -101,7 +101,7 @@ func useLeaky(reg prometheus.Registerer, dial, sync func() error) (*mem, error) 
 		return nil, err
 	}
 	if err := sync(); err != nil {
-		return nil, err // want `^leaky_entries registered at failed\.go:89 \(via newLeaky\) stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
+		return nil, err // want `^leaky_entries registered at failed\.go:89 \(via newLeaky\) stays registered when this returns an error: unregister it before returning, or call newLeaky after the last error return$`
 	}
 	return m, nil
 }
@@ -114,7 +114,7 @@ func OpenSynced(reg prometheus.Registerer, addr string, sync func() error) (*kv.
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	if _, err := c.Get("ready"); err != nil {
-		return nil, err // want `^kv_requests_total registered at kv/kv\.go:30 \(via kv\.NewSyncedClient\) stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
+		return nil, err // want `^kv_requests_total registered at kv/kv\.go:30 \(via kv\.NewSyncedClient\) stays registered when this returns an error: unregister it before returning, or call kv\.NewSyncedClient after the last error return$`
 	}
 	return c, nil
 }

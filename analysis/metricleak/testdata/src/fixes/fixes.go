@@ -205,7 +205,7 @@ func throughInterface(reg prom.Registerer, connect func() error) (kube.Interface
 		return nil, err
 	}
 	if err := connect(); err != nil {
-		return nil, err // want `\(via kube\.NewInterface\) stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
+		return nil, err // want `\(via kube\.NewInterface\) stay registered when this returns an error: unregister them before returning, or call kube\.NewInterface after the last error return$`
 	}
 	return api, nil
 }
@@ -240,7 +240,7 @@ func notUndone(reg prom.Registerer, connect func() error) (*client, error) {
 	cl := newClient(reg)
 	if err := connect(); err != nil {
 		cl.UnregisterGo()
-		return nil, err // want `^client_up registered at fixes\.go:\d+ \(via newClient\) stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
+		return nil, err // want `^client_up registered at fixes\.go:\d+ \(via newClient\) stays registered when this returns an error: unregister it before returning, or call newClient after the last error return$`
 	}
 	return cl, nil
 }

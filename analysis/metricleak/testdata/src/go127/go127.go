@@ -51,7 +51,7 @@ func Open(reg prometheus.Registerer, dial func() error) error { // want Open:"re
 		return err
 	}
 	if err := dial(); err != nil {
-		return err // want `^handle_open registered at go127\.go:\d+ \(via newHandle\) stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
+		return err // want `^handle_open registered at go127\.go:\d+ \(via newHandle\) stays registered when this returns an error: unregister it before returning, or call newHandle after the last error return$`
 	}
 	return h.close()
 }

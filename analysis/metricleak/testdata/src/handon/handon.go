@@ -254,7 +254,7 @@ func UseCleanup(reg prometheus.Registerer, connect func() error) error { // want
 		cleanup()
 		return err
 	}
-	return connect() // want `^attempts_total registered at handon\.go:244 \(via Cleanup\) stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
+	return connect() // want `^attempts_total registered at handon\.go:244 \(via Cleanup\) stays registered when this returns an error: unregister it before returning, or call Cleanup after the last error return$`
 }
 
 func Goroutine(reg prometheus.Registerer, connect func() error) error { // want Goroutine:"^registers"

@@ -38,7 +38,7 @@ func NewSyncedClient(reg prometheus.Registerer, addr string, sync func() error) 
 		return nil, err
 	}
 	if err := sync(); err != nil {
-		return nil, err // want `^kv_requests_total registered at kv\.go:30 \(via NewClient\) stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
+		return nil, err // want `^kv_requests_total registered at kv\.go:30 \(via NewClient\) stays registered when this returns an error: unregister it before returning, or call NewClient after the last error return$`
 	}
 	return c, nil
 }

@@ -91,7 +91,7 @@ func NewThroughInterface(reg prometheus.Registerer, connect func() error) (kube.
 		return nil, err
 	}
 	if err := connect(); err != nil {
-		return nil, errUnreachable // want `\(via kube\.NewInterface\) stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
+		return nil, errUnreachable // want `\(via kube\.NewInterface\) stay registered when this returns an error: unregister them before returning, or call kube\.NewInterface after the last error return$`
 	}
 	return api, nil
 }

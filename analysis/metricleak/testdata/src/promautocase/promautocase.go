@@ -29,7 +29,7 @@ type Server struct{ m *metrics }
 func NewServer(reg prometheus.Registerer, listen func() error) (*Server, error) { // want NewServer:"^registers"
 	m := newMetrics(reg)
 	if err := listen(); err != nil {
-		return nil, err // want `^app_requests_total and app_inflight registered at promautocase\.go:22 \(via newMetrics\) stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
+		return nil, err // want `^app_requests_total and app_inflight registered at promautocase\.go:22 \(via newMetrics\) stay registered when this returns an error: unregister them before returning, or call newMetrics after the last error return$`
 	}
 	return &Server{m: m}, nil
 }

@@ -142,7 +142,7 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 				continue
 			}
 		}
-		return rt.registersInto(c)
+		return k == foreign && rt.registersInto(c) // client_golang's metrics and vectors are no Registerers
 	}
 	return false
 }
@@ -152,7 +152,7 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 // registrations on to.
 func (rt *root) registersInto(c prometheus.Collector) bool {
 	if _, ok := c.(prometheus.Registerer); !ok {
-		return false // the common case, cheaply
+		return false
 	}
 	cv := reflect.ValueOf(c)
 	if cv.Kind() != reflect.Pointer {

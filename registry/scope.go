@@ -212,10 +212,6 @@ func (s *Scope) Register(c prometheus.Collector) error {
 // root.add).
 func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, err error) {
 	n := s.node("Register")
-	// s is not used after this line, so, dropped by its user during a
-	// slow parent's Register, it could be found unreachable, and n
-	// closed as idle, before n tracks the registration.
-	defer runtime.KeepAlive(s)
 	if nilness.IsNil(c) {
 		return nil, ErrNilCollector
 	}
@@ -246,6 +242,10 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 	if holder, err = n.add(r); err != nil {
 		r.silence()
 	}
+	// s is not used after its node, so, dropped by its user during a
+	// slow parent's Register, it could be found unreachable, and n
+	// closed as idle, before n.add tracks the registration.
+	runtime.KeepAlive(s)
 	return holder, err
 }
 

@@ -104,9 +104,9 @@ func closeDropped(n *node) {
 
 // settle reports whether n holds no registration and no nested scope, and
 // its pending DeleteOnClose calls have no series to delete (each vector is
-// a Collector, so that this can be told); if so, it
-// forgets those calls, so that closing n changes nothing that can be seen:
-// series with their labels that arrive after the check are somebody else's.
+// a Collector, so that this can be told); if so, it forgets those calls, so
+// that closing n changes nothing that can be seen: series with their labels
+// that arrive after the check are somebody else's.
 func (n *node) settle() bool {
 	var ds []*deletion
 	n.mu.Lock()

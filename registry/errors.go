@@ -199,7 +199,7 @@ func (e *scopeError) Error() string {
 
 func (e *scopeError) Unwrap() error { return e.err }
 
-// collision returns what MustRegister panics with when the parent refused c,
+// collision returns what MustRegister panics with when Register refused c,
 // registered through n, with err: for an AlreadyRegisteredError, a
 // collisionError naming the scope whose registration holds c's identity as
 // the parent sees it. holder is what the parent named as the holder: a

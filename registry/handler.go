@@ -24,8 +24,7 @@ import (
 // a listed tree dropped while it has nothing to report is closed once the
 // garbage collector finds its handle unreachable and it holds no
 // registration and no nested scope, and so leaves the index or the scope it
-// is nested in. The zero value
-// is an empty index, ready to use.
+// is nested in. The zero value is an empty index, ready to use.
 type Index struct {
 	mu    sync.Mutex
 	roots list // guarded by mu; the outermost scopes, oldest first

@@ -324,11 +324,7 @@ func reaches(c prometheus.Collector, x *handle, seen map[uintptr]bool) bool {
 			return true
 		}
 		if h := v.hub.Load(); h != nil {
-			h.mu.Lock()
-			for r := range h.records {
-				next = append(next, r.held())
-			}
-			h.mu.Unlock()
+			next = h.collectors()
 		}
 	case *Scope:
 		// The whole tree: one that holds x would collect c twice, as a
@@ -370,15 +366,20 @@ func (x *handle) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	defer h.collecting.Add(-1)
+	for _, c := range h.collectors() {
+		c.Collect(ch)
+	}
+}
+
+// collectors returns what the parent holds for the hub's records.
+func (h *hub) collectors() []prometheus.Collector {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	held := make([]prometheus.Collector, 0, len(h.records))
 	for r := range h.records {
 		held = append(held, r.held())
 	}
-	h.mu.Unlock()
-	for _, c := range held {
-		c.Collect(ch)
-	}
+	return held
 }
 
 // add registers the hub's handle with reg if it is not yet, then adds r.

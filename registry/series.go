@@ -135,10 +135,10 @@ func (d *deletion) carrying(v Deleter) []series {
 // the scope adds nothing, so a loop that calls DeleteOnClose on every pass
 // does not grow the scope; the same vector means the same value, and
 // MustCurryWith makes a new one on every call: curry once, outside the
-// loop. On a scope whose Close, or that of a scope it is
-// nested in, has begun, DeleteOnClose deletes at once, and reports nothing.
-// The labels and vecs are copied. If a vector panics in Close, the panic
-// goes on, and the next Close carries on past the call.
+// loop. On a scope whose Close, or that of a scope it is nested in, has
+// begun, DeleteOnClose deletes at once, and reports nothing. The labels and
+// vecs are copied. If a vector panics in Close, the panic goes on, and the
+// next Close carries on past the call.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
 // the vectors, if no vector is given, or if a vector is nil: all three are

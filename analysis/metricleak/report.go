@@ -17,11 +17,12 @@ import (
 // made the registrations of the "other places" the message counts, as
 // related positions.
 func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
-	d := analysis.Diagnostic{Pos: l.rets[0].Pos(), Message: c.message(l)}
+	places := c.places(l)
+	d := analysis.Diagnostic{Pos: l.rets[0].Pos(), Message: c.message(l, places)}
 	if !d.Pos.IsValid() {
 		d.Pos = fnPos(fn)
 	}
-	for _, r := range c.places(l)[1:] {
+	for _, r := range places[1:] {
 		if !r.call.Pos().IsValid() {
 			continue
 		}
@@ -47,14 +48,14 @@ func (c *checker) reportLeak(fn *ssa.Function, l *leak) {
 }
 
 // message describes the registrations that a function's returns leave
-// behind, for example:
+// behind, at places (c.places(l)), for example:
 //
 //	service_cache_size and endpoints_cache_size registered at
 //	kube/api.go:31 (via kube.NewAPI) stay registered when this or 1 other
 //	return gives an error: unregister them, or call
 //	(*API).UnregisterGauges, before returning
-func (c *checker) message(l *leak) string {
-	first := c.places(l)[0]
+func (c *checker) message(l *leak, places []*registration) string {
+	first := places[0]
 	var names []string
 	unnamed := false
 	for _, r := range l.regs {
@@ -67,7 +68,7 @@ func (c *checker) message(l *leak) string {
 	if first.via != nil {
 		fmt.Fprintf(&b, " (via %s)", c.funcName(first.via))
 	}
-	if n := len(c.places(l)) - 1; n > 0 {
+	if n := len(places) - 1; n > 0 {
 		fmt.Fprintf(&b, " and %d other %s", n, plural(n, "place", "places"))
 	}
 	one := len(names) == 1 && !unnamed
@@ -87,7 +88,7 @@ func (c *checker) message(l *leak) string {
 	// What to move after the last error return: the registrations, or
 	// the call that makes them.
 	late := "register " + them
-	if first.via != nil && len(c.places(l)) == 1 {
+	if first.via != nil && len(places) == 1 {
 		late = "call " + c.funcName(first.via)
 	}
 	switch m := c.undoMethod(first); {
@@ -145,12 +146,12 @@ func nameList(names []string, unnamed bool) string {
 	if n > shownNames {
 		items = append(items, fmt.Sprintf("%d more", n-shownNames))
 	}
-	list := strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-	switch {
-	case unnamed && n > shownNames:
-		return list + ", and other metrics" // not "4 more and other metrics"
-	case unnamed:
+	if unnamed && n <= shownNames {
 		return strings.Join(items, ", ") + " and other metrics"
+	}
+	list := strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	if unnamed {
+		return list + ", and other metrics" // not "4 more and other metrics"
 	}
 	return list
 }

@@ -28,8 +28,9 @@ package registry_test
 //     client_golang wrappers around it), and the list of what it owns, in
 //     order: registrations, nested scopes and DeleteOnClose calls.
 //   - mReg is one registration: the user's collector, the client_golang
-//     wrappers it came through, its identity before the view and as the
-//     registry sees it, and whether the scope still owns it.
+//     wrappers it came through, what the collector described then (one
+//     collector's Describe changes, opShift), its identity before the view
+//     and as the registry sees it, and whether the scope still owns it.
 //   - mVia is the parent of a tree made on a Registerer of the user's own
 //     that forwards to client_golang wrappers of a scope (rule 17). To the
 //     tree it is a registry; to the scope behind, a user registering through
@@ -118,6 +119,7 @@ const (
 	opDelete                  // scope, labels, vectors: DeleteOnClose
 	opRegisterScope           // scope, chain, scope, mode: a scope of the tree registered as a collector
 	opRegisterRegistry        // scope, chain, mode: the registry registered as a collector
+	opShift                   // what: the shifty collector's Describe changes
 	nOps
 )
 
@@ -179,6 +181,7 @@ const (
 	cU1             // *promtest.Unchecked u1, 10
 	cK0             // *Gauge k0{l0="k"}, 11: carries a constant label
 	cOdd            // odd{o0, 12}: a value holding a function, a NaN and itself, new each time
+	cShift          // *shifty s0: describes what opShift last said (g0 at first), collects nothing
 	nPool
 	cNil      = nPool     // a nil Collector
 	cTypedNil = nPool + 1 // a (*prometheus.CounterVec)(nil)
@@ -526,7 +529,7 @@ func (o *object) series() []mSeries {
 func recordObject(r *mReg) *object {
 	return &object{
 		name:  fmt.Sprintf("%s's record of %s", r.scope.path, r.base.name),
-		descs: wrapDescs(r.base.descs, slices.Concat(r.chain, r.scope.view.wraps())...),
+		descs: wrapDescs(r.given, slices.Concat(r.chain, r.scope.view.wraps())...),
 		rec:   r,
 		same: func(c prometheus.Collector) bool {
 			u, ok := c.(interface{ Unwrap() prometheus.Collector })
@@ -664,6 +667,25 @@ func oddObject() *object {
 	o.same = func(c prometheus.Collector) bool { v, ok := c.(odd); return ok && v.Gauge == g }
 	o.fn = true
 	return o
+}
+
+// shiftyObject returns the pool's collector whose Describe changes
+// (opShift): at first it describes what g0a describes.
+func (w *world) shiftyObject() *object {
+	w.shifty = &shifty{}
+	o := &object{name: "shifty{s0}", get: func() prometheus.Collector { return w.shifty }}
+	o.same = func(c prometheus.Collector) bool { return c == prometheus.Collector(w.shifty) }
+	w.describe(o, "g0")
+	return o
+}
+
+// describe makes the shifty collector o describe gauges of names.
+func (w *world) describe(o *object, names ...string) {
+	w.shifty.names = names
+	o.descs = nil
+	for _, n := range names {
+		o.descs = append(o.descs, mDesc{name: n, help: promtest.Help(n)})
+	}
 }
 
 // valueGauge is a collector of a comparable non-pointer type.
@@ -844,6 +866,7 @@ type mReg struct {
 	panicked bool     // the parent panicked when a Close took it back
 	unvetted bool     // owned, though the registry did not accept it: the parent panicked in Register
 	hidden   bool     // unchecked, and not exposed: the parent panicked in Register (rule 2)
+	given    []mDesc  // what the collector described at Register, before the wrappers and the view
 	ds       []mDesc  // what it describes as the registry sees it
 }
 
@@ -1045,7 +1068,7 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 	scoped := wrapDescs(pre, s.view.wraps()...)
 	ds := wrapDescs(scoped, s.tree.outer...)
 	r := &mReg{scope: s, base: o, chain: chain, pre: identity(pre), key: identity(ds),
-		names: descNames(scoped), full: descNames(ds), live: true, ds: ds}
+		names: descNames(scoped), full: descNames(ds), live: true, given: o.descs, ds: ds}
 	accept := func() outcome {
 		s.steps = append(s.steps, step{reg: r})
 		s.all = append(s.all, r)
@@ -1211,7 +1234,7 @@ func outsiderExisting(e *entry) func(prometheus.Collector) bool {
 			return got == nil
 		}
 		s := fmt.Sprint(c)
-		for _, n := range descNames(e.by.base.descs) {
+		for _, n := range descNames(e.by.given) {
 			if !strings.Contains(s, n) {
 				return false
 			}
@@ -1222,25 +1245,24 @@ func outsiderExisting(e *entry) func(prometheus.Collector) bool {
 	}
 }
 
-// find applies rule 8: the newest registration of s of the same collector
-// (whose identity the model's collectors never change), else the newest with
-// the identity the collector describes, before the view; an unchecked
-// collector only as the same collector.
+// find applies rule 8: of s's registrations, the newest of the same
+// collector with the identity it describes now, before the view; else the
+// newest of the same collector, whatever it described; else the newest with
+// that identity. An unchecked collector is found only as the same
+// collector. The identity is client_golang's (Words), which it computes
+// for an invalid descriptor too, as prometheus.Registry.Unregister does.
 func (m *model) find(s *mScope, o *object, chain []wrap) *mReg {
-	for i := len(s.steps) - 1; i >= 0; i-- {
-		if r := s.steps[i].reg; r != nil && m.same(r, o, chain) {
-			return r
-		}
+	now := unregisterKey(wrapDescs(o.descs, chain...))
+	tests := []func(r *mReg) bool{
+		func(r *mReg) bool { return now != "" && m.same(r, o, chain) && r.pre == now },
+		func(r *mReg) bool { return m.same(r, o, chain) },
+		func(r *mReg) bool { return now != "" && r.pre == now },
 	}
-	// The identity is client_golang's (Words), which it computes for an
-	// invalid descriptor too, as prometheus.Registry.Unregister does.
-	pre := unregisterKey(wrapDescs(o.descs, chain...))
-	if pre == "" {
-		return nil
-	}
-	for i := len(s.steps) - 1; i >= 0; i-- {
-		if r := s.steps[i].reg; r != nil && r.pre == pre {
-			return r
+	for _, test := range tests {
+		for i := len(s.steps) - 1; i >= 0; i-- {
+			if r := s.steps[i].reg; r != nil && test(r) {
+				return r
+			}
 		}
 	}
 	return nil
@@ -1584,6 +1606,7 @@ type world struct {
 	mreg   *mRegistry // the model of reg
 	mpar   *mRegistry // the model of par.Reg
 	pool   []*object
+	shifty *shifty // the collector of cShift
 	vecs   []*mVec
 	scopes []*mScope
 	trace  []string
@@ -1693,6 +1716,7 @@ func (w *world) makePool() {
 		cU1:      unchecked("u1", &promtest.Unchecked{Name: "u1", Value: 10}),
 		cK0:      gaugeObject("k0", k0, "k0", 11, map[string]string{"l0": "k"}),
 		cOdd:     oddObject(),
+		cShift:   w.shiftyObject(),
 	}
 
 	// The bystander: an outsider's gauge and shared vector on reg.
@@ -1772,6 +1796,8 @@ func (w *world) op(in *input) {
 		w.registerScope(in)
 	case opRegisterRegistry:
 		w.registerRegistry(in)
+	case opShift:
+		w.shift(in)
 	}
 }
 
@@ -2518,6 +2544,14 @@ func (w *world) registerRegistry(in *input) {
 	w.checkPanic("MustRegister", v, want, nil, nil, s, len(ch) == 0)
 }
 
+// shift changes what the shifty collector describes: g0, g1 or nothing.
+// Registrations made before keep what it described then (rules 8 and 11).
+func (w *world) shift(in *input) {
+	names := [][]string{{"g0"}, {"g1"}, nil}[in.n(3)]
+	w.say("s0.names = %q // shifty's Describe changes", names)
+	w.describe(w.pool[cShift], names...)
+}
+
 // describesNothing reports whether t, as a collector, describes nothing
 // (rule 19): it owns nothing, or an unchecked collector.
 func describesNothing(t *mScope) bool {
@@ -2970,9 +3004,58 @@ func deleteOnClose(scope, labels, vecs int) []byte {
 	return []byte{opDelete, byte(scope), byte(labels), byte(vecs)}
 }
 
+// shift: what is 0 for g0, 1 for g1, 2 for nothing.
+func shift(what int) []byte { return []byte{opShift, byte(what)} }
+
 var none []byte
 
 var seeds = []seed{
+	{
+		name: "a collector whose Describe changes",
+		// s0 registers shifty while it describes g0, and again, through
+		// p_, once it describes g1. Unregister(shifty), describing g1 now,
+		// finds neither registration with that identity (the second is
+		// p_g1) and takes the newest of the same collector, p_g1, whatever
+		// it described. s1{l0="x"} registers shifty describing g0, and,
+		// describing nothing, again: Close takes both back by what they
+		// described then, and g0a can be registered on the registry
+		// (rules 8, 10, 11).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cShift, modeRegister, noFault),
+			shift(1),
+			register(0, []byte{wp(0)}, cShift, modeRegister, noFault),
+			unregister(0, none, cShift, noFault),
+			nest(0, byChild, opts(-1, lbl(0, 0))),
+			shift(0),
+			register(1, none, cShift, modeRegister, noFault),
+			shift(2),
+			register(1, none, cShift, modeRegister, noFault),
+			closeScope(0, noFault, 0),
+			outRegister(0, none, cG0a),
+		),
+	},
+	{
+		name: "Unregister finds by what a collector describes now",
+		// s0 registers shifty describing g0, then g1: two registrations of
+		// one collector. Describing g0 again, Unregister takes the older,
+		// g0, the one with the identity it describes now; an outsider then
+		// registers g1a, refused: the newer still holds g1. Describing
+		// nothing, Unregister takes the newest of the same collector, g1
+		// (rule 8).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cShift, modeRegister, noFault),
+			shift(1),
+			register(0, none, cShift, modeRegister, noFault),
+			shift(0),
+			unregister(0, none, cShift, noFault),
+			outRegister(0, none, cG1a),
+			shift(2),
+			unregister(0, none, cShift, noFault),
+			outRegister(0, none, cG1a),
+		),
+	},
 	{
 		name: "parent panics in Register after the registry",
 		// On the faulty parent, s0 registers g0a, which the registry takes,

@@ -219,6 +219,19 @@ func TestClose(t *testing.T) {
 		registrytest.VerifyNone(t, reg)
 	})
 
+	// On a Registerer of the user's own that accepts everything and keeps
+	// nothing, Close cannot tell its registrations from ones somebody
+	// else unregistered: it reports each, and each twin.
+	t.Run("parent that keeps nothing", func(t *testing.T) {
+		scope := registry.NewScope(keepNothing{}, registry.WithName("w"))
+		g := promtest.Gauge("a", 1)
+		scope.MustRegister(g, g, &promtest.Unchecked{Name: "u"})
+		metrics, others := promtest.UnregisterErrors(scope.Close())
+		if fmt.Sprint(metrics) != "[[a] [a]]" || len(others) != 0 {
+			t.Errorf("Close reported %v and %v, want a twice", metrics, others)
+		}
+	})
+
 	// A collector that somebody else unregistered, on a parent that then
 	// refuses to unregister the question Close asked about it, is
 	// reported as both, and the parent keeps nothing of the component.

@@ -130,6 +130,8 @@ const (
 	onWrapped        // 1 or 2 client_golang wrappers of the registry
 	onParent         // a promtest.Parent over a pedantic registry, which injects faults
 	onScope          // a Registerer of the user's own that forwards to 0 to 2 client_golang wrappers of a scope
+	onNowhere        // a client_golang wrapper of a nil Registerer, which keeps nothing
+	onDiscard        // a Registerer of the user's own that accepts everything and keeps nothing
 	nRoots
 )
 
@@ -721,6 +723,10 @@ type mRegistry struct {
 	descIDs map[string]bool
 	dims    map[string]string // by metric name; a registry never forgets them
 	loose   []*entry          // outsiders' unchecked collectors: a registry cannot unregister those
+	// Or it is a Registerer that accepts everything and keeps nothing:
+	// one of the user's own if reported, whose registrations Close then
+	// reports, else a client_golang wrapper of a nil one (rule 11).
+	keepsNothing, reported bool
 }
 
 func newRegistry(name string, real *prometheus.Registry) *mRegistry {
@@ -747,6 +753,12 @@ func (m *mRegistry) decideOnly(ds []mDesc) verdict {
 }
 
 func (m *mRegistry) decide(ds []mDesc) (verdict, *entry, []string) {
+	switch {
+	case m.keepsNothing && len(ds) == 0:
+		return vUnchecked, nil, nil
+	case m.keepsNothing:
+		return vAccepted, nil, nil
+	}
 	ids, dims, dup := map[string]bool{}, map[string]string{}, false
 	for _, d := range ds {
 		if d.bad != nil {
@@ -779,6 +791,9 @@ func (m *mRegistry) decide(ds []mDesc) (verdict, *entry, []string) {
 }
 
 func (m *mRegistry) put(ds []mDesc, e *entry) {
+	if m.keepsNothing {
+		return
+	}
 	e.key = identity(ds)
 	for _, d := range ds {
 		e.ids = append(e.ids, d.id())
@@ -864,7 +879,7 @@ type mReg struct {
 	live     bool     // the scope still owns it
 	takenIn  int      // the Close that took it back
 	panicked bool     // the parent panicked when a Close took it back
-	unvetted bool     // owned, though the registry did not accept it: the parent panicked in Register
+	unvetted bool     // owned, though no registry accepted it: the parent panicked in Register, or keeps nothing
 	hidden   bool     // unchecked, and not exposed: the parent panicked in Register (rule 2)
 	given    []mDesc  // what the collector described at Register, before the wrappers and the view
 	ds       []mDesc  // what it describes as the registry sees it
@@ -877,11 +892,17 @@ func (m *model) same(r *mReg, o *object, chain []wrap) bool {
 }
 
 // twins: two registrations of a scope of the same collector with the same
-// identity (rule 9). Unchecked collectors describe nothing, so they have no
-// identity and no twins: rule 9's reason, that the registry can hold only
-// one of them, does not hold for them (rule 2: always accepted).
+// identity (rule 9). Unchecked collectors describe nothing, and invalid
+// descriptors have no identity (Words), so neither has twins.
 func (m *model) twins(r, t *mReg) bool {
-	return r != t && r.pre != "" && r.scope == t.scope && m.same(t, r.base, r.chain) && r.key == t.key
+	return r != t && r.scope == t.scope && sameIdentityAs(r, t)
+}
+
+// sameIdentityAs reports whether r and t are of the same collector, through
+// the same wrappers, with the same identity as the registry sees it
+// (rules 9 and 19).
+func sameIdentityAs(r, t *mReg) bool {
+	return r.pre != "" && r.key != "!" && sameObject(r.base, t.base) && chainsEqual(r.chain, t.chain) && r.key == t.key
 }
 
 // regChain is what the registry holds for r when r's scope has no view: the
@@ -1123,6 +1144,8 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 	}
 	switch v {
 	case vAccepted:
+		// A parent that keeps nothing accepts what a registry may refuse.
+		r.unvetted = s.tree.reg.keepsNothing
 		// Rule 6: without a view the registry holds the collector itself,
 		// else a record of the scope's.
 		s.tree.reg.put(ds, &entry{base: o, chain: r.regChain(), by: r, rec: !s.view.none()})
@@ -1411,6 +1434,13 @@ func (m *model) takeBack(r *mReg, f closeFault, want *[]wantUE) (panics bool) {
 	switch {
 	case r.pre == "":
 		// Unchecked: always the scope's.
+	case reg.keepsNothing:
+		// Nothing to take back: reported for every registration on a
+		// Registerer of the user's own, never on a client_golang
+		// wrapper of a nil one.
+		if reg.reported {
+			*want = append(*want, wantUE{reg: r})
+		}
 	case m.holds(r):
 		switch f.on(r) {
 		case promtest.Panicking:
@@ -1552,7 +1582,7 @@ func (m *model) scopeSeries(s *mScope) []mSeries {
 func (m *model) gathered(s *mScope) []*mReg {
 	var out []*mReg
 	for _, r := range s.owns() {
-		if r.pre != "" && slices.ContainsFunc(out, func(o *mReg) bool { return m.same(o, r.base, r.chain) && o.key == r.key }) {
+		if slices.ContainsFunc(out, func(o *mReg) bool { return sameIdentityAs(o, r) }) {
 			continue
 		}
 		out = append(out, r)
@@ -1971,6 +2001,14 @@ func (w *world) root(in *input) {
 		}
 	case onParent:
 		parent, pdesc, tree.reg, tree.parent = w.par, "par", w.mpar, true
+	case onNowhere:
+		parent, pdesc = prometheus.WrapRegistererWith(prometheus.Labels{"o0": "x"}, nil), `prometheus.WrapRegistererWith(prometheus.Labels{"o0": "x"}, nil)`
+		tree.reg = newRegistry("nowhere", nil)
+		tree.reg.keepsNothing = true
+	case onDiscard:
+		parent, pdesc = keepNothing{}, "keepNothing{}"
+		tree.reg = newRegistry("keepNothing{}", nil)
+		tree.reg.keepsNothing, tree.reg.reported = true, true
 	}
 	s := &mScope{path: name, tree: tree, levels: []wrap{own}, state: open}
 	if named {
@@ -2837,8 +2875,8 @@ func (w *world) check() {
 		// Rule 19: a scope is also a Collector of the same, which a pedantic
 		// registry holds to describing everything it collects. What it
 		// owns through a Register the parent panicked on, which the
-		// registry did not accept, nothing vetted: a registry may refuse
-		// it then.
+		// registry did not accept, or on a parent that keeps nothing,
+		// nothing vetted: a registry may refuse it then.
 		if slices.ContainsFunc(s.owns(), func(r *mReg) bool { return r.unvetted }) {
 			continue
 		}
@@ -3010,6 +3048,50 @@ func shift(what int) []byte { return []byte{opShift, byte(what)} }
 var none []byte
 
 var seeds = []seed{
+	{
+		name: "parents that keep nothing",
+		// s0 is on a client_golang wrapper of a nil Registerer, s2 on a
+		// Registerer of the user's own that accepts everything and keeps
+		// nothing; each registers g0a twice, u0, and, nested in it, g1a,
+		// and unregisters g0a: false, since nothing holds it, and the
+		// scope forgets both. Close reports every checked registration
+		// on s2's parent, s3's g1a, and none on s0's (rules 9, 11).
+		program: prog(
+			root(onNowhere, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(0, none, cG0a, modeRegister, noFault),
+			register(0, none, cU0, modeRegister, noFault),
+			nest(0, byChild, opts(-1, lbl(0, 0))),
+			register(1, none, cG1a, modeRegister, noFault),
+			unregister(0, none, cG0a, noFault),
+			closeScope(0, noFault, 0),
+			root(onDiscard, noOpts()),
+			register(2, none, cG0a, modeRegister, noFault),
+			register(2, none, cG0a, modeRegister, noFault),
+			register(2, none, cU0, modeRegister, noFault),
+			nest(2, byChild, opts(-1, lbl(0, 0))),
+			register(3, none, cG1a, modeRegister, noFault),
+			register(3, none, cG1a, modeRegister, noFault),
+			unregister(2, none, cG0a, noFault),
+			closeScope(2, noFault, 0),
+		),
+	},
+	{
+		name: "a parent that keeps nothing takes invalid ones",
+		// Found by fuzzing. s0{l0="x",l6="x"} is on a Registerer that
+		// accepts everything; through {l0="x"} it registers g0a twice,
+		// which a registry would refuse: l0 is set twice. The parent
+		// takes both, and their descriptors, invalid, give them no
+		// identity, so they are not twins: Len counts both, Unregister
+		// takes one, and Close reports the other (Words, rules 9, 11,
+		// 19).
+		program: prog(
+			root(onDiscard, opts(-1, lbl(0, 0), lbl(6, 0))),
+			mustTwo(0, []byte{wl(0, 0)}, cG0a, cG0a),
+			unregister(0, []byte{wl(0, 0)}, cG0a, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
 	{
 		name: "a collector whose Describe changes",
 		// s0 registers shifty while it describes g0, and again, through

@@ -71,11 +71,8 @@ func (s *Scope) records() []*record {
 			out = append(out, r)
 			continue
 		}
-		ds := r.parentDescs()
-		key := identityKey(ds)
-		if slices.ContainsFunc(byNames[key], func(o *record) bool {
-			return sameCollector(o.c, r.c) && sameIdentity(o.parentDescs(), ds)
-		}) {
+		key := identityKey(r.parentDescs())
+		if slices.ContainsFunc(byNames[key], r.twin) {
 			continue
 		}
 		byNames[key] = append(byNames[key], r)

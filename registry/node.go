@@ -234,7 +234,7 @@ func (n *node) stale(r *record) []*record {
 	}
 	var out []*record
 	for _, t := range n.indexed(identityKey(r.descs)) {
-		if sameCollector(t.c, r.c) && sameIdentity(t.descs, r.descs) {
+		if t.twin(r) {
 			out = append(out, t)
 		}
 	}
@@ -278,7 +278,7 @@ type pass []*record
 // because somebody else unregistered it.
 func (p pass) freed(r *record) bool {
 	for _, d := range p {
-		if d.n == r.n && sameCollector(d.c, r.c) && sameIdentity(d.descs, r.descs) {
+		if d.n == r.n && d.twin(r) {
 			return true
 		}
 	}

@@ -53,6 +53,15 @@ func (r *record) parentDescs() []*prometheus.Desc {
 // sees them.
 func (r *record) names() []string { return describe.Names(r.parentDescs()) }
 
+// twin reports whether t is a registration of r's collector with r's
+// identity as the parent sees it: the parent holds one of them at most. A
+// registration whose descriptors the parent sees as invalid (a label set
+// twice), which only a parent that accepts what a registry refuses can hold,
+// has no identity, and no twin.
+func (r *record) twin(t *record) bool {
+	return sameCollector(t.c, r.c) && sameIdentity(t.parentDescs(), r.parentDescs())
+}
+
 // silence makes r expose nothing through what the parent holds, and forget
 // the user's collector there. A parent that holds the user's collector
 // itself keeps exposing it; nothing can be done about that.

@@ -194,6 +194,15 @@ func (k *keepAll) Unregister(c prometheus.Collector) bool {
 	return len(*k) < n
 }
 
+// keepNothing is a Registerer that accepts everything and keeps nothing.
+type keepNothing struct{}
+
+func (keepNothing) Register(prometheus.Collector) error { return nil }
+
+func (keepNothing) MustRegister(...prometheus.Collector) {}
+
+func (keepNothing) Unregister(prometheus.Collector) bool { return false }
+
 // holder is a collector of a comparable struct type whose values hold
 // something that cannot be compared: == on two of them panics.
 type holder struct{ inner prometheus.Collector }

@@ -837,6 +837,15 @@ type mTree struct {
 	scopes []*mScope
 }
 
+// registry is the registry at the bottom of t, past the scopes behind
+// forwarders.
+func (t *mTree) registry() *mRegistry {
+	for t.via != nil {
+		t = t.via.scope.tree
+	}
+	return t.reg
+}
+
 // mVia is the parent of a tree made on a Registerer of the user's own that
 // forwards to client_golang wrappers of a scope (rule 17): to the tree, a
 // registry like any other; to the scope behind, a user registering through
@@ -1210,6 +1219,7 @@ func (m *model) registerVia(s *mScope, v *mVia, r *mReg, accept func() outcome) 
 	out := m.register(v.scope, chain, held, promtest.Pass, nil)
 	switch out.kind {
 	case kOK:
+		r.unvetted = s.tree.registry().keepsNothing
 		return accept()
 	case kTaken:
 		// Rule 4: the parent names the user's collector, so the holder is

@@ -683,14 +683,14 @@ func TestClose(t *testing.T) {
 	})
 }
 
-// deleteLogger is a vector whose DeletePartialMatch calls are logged in a
-// parent's log, among its calls.
 // panicDeleter is a Deleter that panics with promtest.ErrInjected, as one
 // holding a nil vector would.
 type panicDeleter struct{}
 
 func (panicDeleter) DeletePartialMatch(prometheus.Labels) int { panic(promtest.ErrInjected) }
 
+// deleteLogger is a vector whose DeletePartialMatch calls are logged in a
+// parent's log, among its calls.
 type deleteLogger struct {
 	registry.Deleter
 	log *promtest.Parent

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"math"
 	"reflect"
 	"slices"
@@ -306,6 +307,24 @@ func wrapperFields(v reflect.Value, inner reflect.Type) (next, prefix, labels re
 	}
 	ok = next.IsValid() && prefix.IsValid() && labels.IsValid() && !next.IsNil()
 	return next, prefix, labels, ok
+}
+
+// A pointer tells what a pointer points to from anything else: by its
+// address and its type, since a struct and its first field, or two values
+// of zero size, may share an address.
+type pointer struct{ addr, typ uintptr }
+
+// pointerOf returns v's pointer; ok is false if v holds no pointer.
+func pointerOf(v reflect.Value) (p pointer, ok bool) {
+	if !v.IsValid() || v.Kind() != reflect.Pointer {
+		return pointer{}, false
+	}
+	// A reflect.Type is a pointer to the one descriptor of its type.
+	return pointer{addr: v.Pointer(), typ: reflect.ValueOf(v.Type()).Pointer()}, true
+}
+
+func (p pointer) compare(q pointer) int {
+	return cmp.Or(cmp.Compare(p.addr, q.addr), cmp.Compare(p.typ, q.typ))
 }
 
 // identityKey returns the sorted, distinct metric names of ds, a necessary

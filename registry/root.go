@@ -311,12 +311,13 @@ type handle struct{ hub atomic.Pointer[hub] }
 // reaches reports whether collecting c would collect x: c is x, or a scope
 // of a tree that owns it, or what a viewed collector, a client_golang
 // wrapper or a hub collects leads to it. seen holds the pointers looked at.
-func reaches(c prometheus.Collector, x *handle, seen map[uintptr]bool) bool {
+func reaches(c prometheus.Collector, x *handle, seen map[pointer]bool) bool {
 	v := reflect.ValueOf(c)
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() || seen[v.Pointer()] {
+	p, ok := pointerOf(v)
+	if !ok || v.IsNil() || seen[p] {
 		return false // no collector of promscope's, and no client_golang wrapper, is a value
 	}
-	seen[v.Pointer()] = true
+	seen[p] = true
 	var next []prometheus.Collector
 	switch v := c.(type) {
 	case *handle:
@@ -397,7 +398,7 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 	if err != nil {
 		return err
 	}
-	if reaches(r.c, x, map[uintptr]bool{}) {
+	if reaches(r.c, x, map[pointer]bool{}) {
 		if fresh {
 			h.takeBack(reg) // registered for r alone: nothing is left
 		}

@@ -32,24 +32,24 @@ type deletion struct {
 }
 
 // deletionKey is what tells a DeleteOnClose call made again: the labels,
-// sorted, and the addresses of the vectors, sorted; "" if a vector is no
+// sorted, and the vectors as pointers, sorted; "" if a vector is no
 // pointer, which cannot be told apart from an equal one.
 func deletionKey(labels prometheus.Labels, vecs []Deleter) string {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		fmt.Fprintf(&b, "%q=%q,", k, labels[k])
 	}
-	ptrs := make([]uintptr, len(vecs))
+	ps := make([]pointer, len(vecs))
 	for i, v := range vecs {
-		rv := reflect.ValueOf(v)
-		if rv.Kind() != reflect.Pointer {
+		p, ok := pointerOf(reflect.ValueOf(v))
+		if !ok {
 			return ""
 		}
-		ptrs[i] = rv.Pointer()
+		ps[i] = p
 	}
-	slices.Sort(ptrs)
-	for _, p := range slices.Compact(ptrs) {
-		fmt.Fprintf(&b, "%x,", p)
+	slices.SortFunc(ps, pointer.compare)
+	for _, p := range slices.Compact(ps) {
+		fmt.Fprintf(&b, "%x.%x,", p.addr, p.typ)
 	}
 	return b.String()
 }

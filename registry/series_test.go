@@ -165,6 +165,25 @@ func TestDeleteOnClose(t *testing.T) {
 		}
 	})
 
+	// Vectors of two types at one address, a struct and its first field,
+	// are two vectors: the second call is no call made again.
+	t.Run("vectors at one address", func(t *testing.T) {
+		links := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "links", Help: "h"}, []string{"tenant"})
+		peers := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "peers", Help: "h"}, []string{"tenant"})
+		both := &twoVecs{first: oneVec{links}, second: peers}
+		links.WithLabelValues("acme").Set(1)
+		peers.WithLabelValues("acme").Set(1)
+		s := registry.NewScope(nil)
+		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, &both.first)
+		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, both)
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(links, peers)
+		promtest.Expose(t, reg)
+	})
+
 	vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "v", Help: "h"}, []string{"tenant"})
 	misuse := []struct {
 		name   string
@@ -198,4 +217,21 @@ func TestDeleteOnClose(t *testing.T) {
 			promtest.Expose(t, reg, `v{tenant="a"} 1`)
 		})
 	}
+}
+
+// oneVec deletes from a vector; twoVecs, whose first field is a oneVec,
+// from two.
+type oneVec struct{ v *prometheus.GaugeVec }
+
+func (o *oneVec) DeletePartialMatch(labels prometheus.Labels) int {
+	return o.v.DeletePartialMatch(labels)
+}
+
+type twoVecs struct {
+	first  oneVec
+	second *prometheus.GaugeVec
+}
+
+func (t *twoVecs) DeletePartialMatch(labels prometheus.Labels) int {
+	return t.first.DeletePartialMatch(labels) + t.second.DeletePartialMatch(labels)
 }

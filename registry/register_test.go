@@ -355,7 +355,7 @@ func TestRegister(t *testing.T) {
 				forwarder.Next = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, empty)
 			}
 			for _, on := range []*registry.Scope{registry.NewScope(forwarder), registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"f": "1"}))} {
-				if err := on.Register(empty); err == nil || !strings.Contains(err.Error(), "collects the scope's own collectors") {
+				if err := on.Register(empty); err == nil || !strings.Contains(err.Error(), "collects what the scope's tree collects already") {
 					t.Errorf("an empty scope through a forwarder (wrapper %t): Register = %v, want it refused", wrap, err)
 				}
 			}
@@ -369,6 +369,39 @@ func TestRegister(t *testing.T) {
 		promtest.Expose(t, program, "jobs{} 1", "mirror_tasks{} 2")
 		if n := program.Len(); n != 2 {
 			t.Errorf("Len() = %d, want 2: jobs and the other tree", n)
+		}
+	})
+
+	// A scope made on a Registerer of the user's own that forwards to a
+	// scope registers its tree's unchecked collectors there through one
+	// collector: the scope behind collects them already, so it refuses
+	// the scope as an unchecked collector, or, had it taken the scope
+	// empty, the tree's first unchecked collector; the registry still
+	// gathers.
+	t.Run("a scope on a forwarder to the scope", func(t *testing.T) {
+		for _, late := range []bool{false, true} {
+			reg := prometheus.NewPedanticRegistry()
+			program := registry.NewScope(reg)
+			forwarder := promtest.NewParent(nil)
+			forwarder.Next = program
+			fed := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"f": "1"}))
+			u := &promtest.Unchecked{Name: "u", Value: 1}
+			var err error
+			if late {
+				if err := program.Register(fed); err != nil {
+					t.Fatalf("an empty scope: Register = %v", err)
+				}
+				err = fed.Register(u)
+			} else {
+				fed.MustRegister(u)
+				err = program.Register(fed)
+			}
+			if err == nil || !strings.Contains(err.Error(), "collects what the scope's tree collects already") {
+				t.Errorf("late %t: Register = %v, want it refused", late, err)
+			}
+			if _, err := reg.Gather(); err != nil {
+				t.Errorf("late %t: Gather = %v", late, err)
+			}
 		}
 	})
 

@@ -301,36 +301,48 @@ type hub struct {
 }
 
 // maxCollecting bounds the Collect calls of one hub under way at once. Only
-// a cycle that add could not see (see reaches) nests them without end;
+// a cycle that add could not see (see twice) nests them without end;
 // concurrent scrapes of one registry come nowhere near it.
 const maxCollecting = 64
 
 // handle is what the parent holds of a hub.
 type handle struct{ hub atomic.Pointer[hub] }
 
-// reaches reports whether collecting c would collect x: c is x, or a scope
-// of a tree that owns it, or what a viewed collector, a client_golang
-// wrapper or a hub collects leads to it. seen holds the pointers looked at.
-func reaches(c prometheus.Collector, x *handle, seen map[pointer]bool) bool {
+// A reach is what collecting some collectors leads to that a tree can tell:
+// the hubs whose handles they collect, which collect all of a hub's
+// collectors, and the hubs of the trees whose scopes they collect, which
+// collect some of them. Collecting a scope, a viewed collector, a
+// client_golang wrapper or a handle leads on to what it collects;
+// collectors of other types are opaque.
+type reach struct {
+	handles map[*hub]bool
+	scopes  map[*hub]bool
+	seen    map[pointer]bool
+}
+
+func newReach() *reach {
+	return &reach{handles: map[*hub]bool{}, scopes: map[*hub]bool{}, seen: map[pointer]bool{}}
+}
+
+// add adds what collecting c leads to.
+func (rc *reach) add(c prometheus.Collector) {
 	v := reflect.ValueOf(c)
 	p, ok := pointerOf(v)
-	if !ok || v.IsNil() || seen[p] {
-		return false // no collector of promscope's, and no client_golang wrapper, is a value
+	if !ok || v.IsNil() || rc.seen[p] {
+		return // no collector of promscope's, and no client_golang wrapper, is a value
 	}
-	seen[p] = true
+	rc.seen[p] = true
 	var next []prometheus.Collector
 	switch v := c.(type) {
 	case *handle:
-		if v == x {
-			return true
-		}
 		if h := v.hub.Load(); h != nil {
+			rc.handles[h] = true
 			next = h.collectors()
 		}
 	case *Scope:
-		// The whole tree: one that holds x would collect c twice, as a
-		// scope of its own and through x, if not without end.
+		// The whole tree: what the scope collects is some of it.
 		if v.n != nil {
+			rc.scopes[&v.n.root.hub] = true
 			for _, r := range v.n.root.top.appendRecords(nil) {
 				next = append(next, r.held())
 			}
@@ -345,7 +357,24 @@ func reaches(c prometheus.Collector, x *handle, seen map[pointer]bool) bool {
 		}
 	}
 	for _, n := range next {
-		if reaches(n, x, seen) {
+		rc.add(n)
+	}
+}
+
+// empty reports whether rc leads to no hub.
+func (rc *reach) empty() bool { return len(rc.handles) == 0 && len(rc.scopes) == 0 }
+
+// meets reports whether what rc and o lead to collect a collector twice: a
+// hub whose handle one collects, and whose handle or a scope of whose tree
+// the other collects.
+func (rc *reach) meets(o *reach) bool {
+	for h := range rc.handles {
+		if o.handles[h] || o.scopes[h] {
+			return true
+		}
+	}
+	for h := range rc.scopes {
+		if o.handles[h] {
 			return true
 		}
 	}
@@ -398,11 +427,11 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 	if err != nil {
 		return err
 	}
-	if reaches(r.c, x, map[pointer]bool{}) {
+	if twice(r.c, x) {
 		if fresh {
 			h.takeBack(reg) // registered for r alone: nothing is left
 		}
-		return errors.New("registry: a scope cannot register a collector that collects the scope's own collectors: every scrape would collect them without end")
+		return errors.New("registry: a scope cannot register a collector that collects what the scope's tree collects already: every scrape would collect it twice, or without end")
 	}
 	h.mu.Lock()
 	if h.records == nil {
@@ -411,6 +440,23 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 	h.records[r] = struct{}{}
 	h.mu.Unlock()
 	return nil
+}
+
+// twice reports whether collecting c through x, a hub's handle, would
+// collect a collector twice: c collects x, or a scope of x's tree; or x
+// collects a handle that c collects too, or a scope of whose tree c
+// collects; or c collects a handle that x collects, or a scope of whose
+// tree x collects. Only what leads to some hub can, so what x collects is
+// looked at only then.
+func twice(c prometheus.Collector, x *handle) bool {
+	theirs := newReach()
+	theirs.add(c)
+	if theirs.empty() {
+		return false
+	}
+	ours := newReach()
+	ours.add(x)
+	return theirs.meets(ours)
 }
 
 // register registers the hub's handle with reg if it is not yet, and

@@ -199,9 +199,11 @@ func (s *Scope) node(method string) *node {
 // itself, without end. In these cases the parent is not touched. It returns
 // an error, and touches nothing, if a label is set twice on the way from the
 // outermost scope, or if c describes nothing and collecting it would collect
-// what s registers (a scope behind a Registerer of the user's own that
-// forwards to it, say; one that describes something, the scope behind
-// refuses itself). It panics on a zero Scope.
+// what s's tree collects already: what s registers (c is a scope behind a
+// Registerer of the user's own that forwards to s, say), or what a tree made
+// on such a Registerer registers through it (c is a scope of that tree, say).
+// One that describes something, the parent refuses itself. It panics on a
+// zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
 	_, err := s.register(c)
 	return err

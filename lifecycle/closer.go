@@ -28,7 +28,7 @@ import (
 // (wrapping the value if it is an error), and the first panic goes on;
 // outside a panic, a panic of Close's goes on like any other. (A program
 // run with GODEBUG=panicnil=1 makes a panic(nil) look like no panic at all:
-// CloseOnError then ends it, as any recover would.)
+// CloseOnError then ends it, as any recover would, and leaves c alone.)
 //
 // Otherwise c is left alone, also when the function ends by runtime.Goexit
 // (t.FailNow in a test), which is neither an error nor a panic. A nil c (or

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -97,6 +99,34 @@ func TestCloseOnError(t *testing.T) {
 		}
 		if want := []error{errClose, errConnect}; !slices.Equal(multierr.Errors(err), want) {
 			t.Errorf("err = %v, want the errors %v", err, want)
+		}
+	})
+
+	// panic(nil) is a *runtime.PanicNilError: c is closed and the panic
+	// goes on. Under GODEBUG=panicnil=1 it looks like no panic at all:
+	// CloseOnError ends it, as any recover would, and leaves c alone. The
+	// test runs itself again with that setting to see it.
+	t.Run("panic(nil)", func(t *testing.T) {
+		child := os.Getenv("PROMSCOPE_PANICNIL") == "1"
+		c := &promtest.Component{}
+		var recovered any
+		func() {
+			defer func() { recovered = recover() }()
+			var err error
+			defer lifecycle.CloseOnError(&err, c)
+			panic(nil) //nolint:govet // the panic the test is about
+		}()
+		if _, ok := recovered.(*runtime.PanicNilError); child && (recovered != nil || c.Closes() != 0) || !child && (!ok || c.Closes() != 1) {
+			t.Fatalf("panicnil=1 %t: the panic went on as %v, Close called %d times", child, recovered, c.Closes())
+		}
+		if child {
+			return
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCloseOnError$/^panic", "-test.v")
+		cmd.Env = append(os.Environ(), "GODEBUG=panicnil=1", "PROMSCOPE_PANICNIL=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestCloseOnError/panic(nil)") {
+			t.Errorf("with GODEBUG=panicnil=1: %v\n%s", err, out)
 		}
 	})
 

@@ -23,8 +23,8 @@ var (
 // A Scope is a [prometheus.Registerer] that owns what is registered through
 // it and removes all of it on [Scope.Close]. Create one with [NewScope]. The
 // zero value, and a nil *Scope, are not usable: Register, MustRegister,
-// Child and DeleteOnClose panic on them, and everything else treats them as
-// an empty scope.
+// Child and DeleteOnClose panic on them (and [Handler] on a nil one), and
+// the other methods treat them as an empty scope.
 type Scope struct {
 	n     *node
 	watch *watch // for a watched scope (see NewScope); shared by every copy of the Scope

@@ -5,9 +5,10 @@
 //
 // # Usage
 //
-// Run it on the packages of any module, or as go vet's tool:
+// Install it from a clone of promscope (no version is released yet), then
+// run it on the packages of any module, or as go vet's tool:
 //
-//	go install github.com/promscope/promscope/analysis/cmd/metricleak@latest
+//	(cd analysis && go install ./cmd/metricleak)
 //	metricleak ./...
 //	go vet -vettool=$(which metricleak) ./...
 //

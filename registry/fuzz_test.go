@@ -2516,15 +2516,32 @@ func (w *world) deleteOnClose(in *input) {
 }
 
 // registerScope applies rule 1 to a scope of s's tree registered through s,
-// through the wrappers chain: refused, and nothing registered; and rules 1,
-// 2 and 17 to a scope of a tree that s's tree registers into through
-// forwarders: that tree refuses it. (A scope of any other tree is a
-// collector whose Describe changes with what it owns, which the model does
-// not follow.)
+// through the wrappers chain: refused, and nothing registered; rules 1, 2
+// and 17 to a scope of a tree that s's tree registers into through
+// forwarders: that tree refuses it; and rule 1 to a scope of a tree that
+// registers into s's tree through a forwarder. (A scope of any other tree
+// is a collector whose Describe changes with what it owns, which the model
+// does not follow.)
 func (w *world) registerScope(in *input) {
 	s, ch, t := w.scope(in), chain(in), w.scope(in)
 	mode := in.n(nModes)
 	if s == nil || t == nil {
+		return
+	}
+	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
+	if v := t.tree.via; t.tree != s.tree && v != nil && v.scope.tree == s.tree {
+		// t is of a tree on a forwarder over s's tree, whose collector
+		// of unchecked ones a scope of s's tree holds: t, describing
+		// nothing, collects some of what that one does, and is refused
+		// (rule 1). One that describes something is a collector whose
+		// Describe changes with what it owns, and the tree's collector
+		// deeper in, through more forwarders, is not followed: the model
+		// leaves those out.
+		if t.state != open || t.tree.scopes[0].state != open || !describesNothing(t) ||
+			!slices.ContainsFunc(v.scope.owns(), func(r *mReg) bool { return r.base == v.hub }) {
+			return
+		}
+		w.registerScopeAs(s, ch, t, mode, want)
 		return
 	}
 	// A closed scope describes and collects nothing, and the one behind a
@@ -2538,7 +2555,6 @@ func (w *world) registerScope(in *input) {
 	if t.tree != s.tree && (!behind || closedOnTheWay) {
 		return
 	}
-	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
 	if v := s.tree.via; behind && v.hub == nil && s.state == open && s.view.clash == nil && describesNothing(t) {
 		// t describes nothing: the tree registers its collector of
 		// unchecked ones first, and, refused, takes it back. A tree on
@@ -2553,6 +2569,12 @@ func (w *world) registerScope(in *input) {
 			want = o
 		}
 	}
+	w.registerScopeAs(s, ch, t, mode, want)
+}
+
+// registerScopeAs registers t through s and the wrappers ch, and checks the
+// outcome against want.
+func (w *world) registerScopeAs(s *mScope, ch []wrap, t *mScope, mode int, want outcome) {
 	target := chainString(s.path2(), ch)
 	r := through(s.real, ch)
 	if mode == modeRegister {
@@ -3058,6 +3080,21 @@ func shift(what int) []byte { return []byte{opShift, byte(what)} }
 var none []byte
 
 var seeds = []seed{
+	{
+		name: "a scope of a tree on a forwarder over the scope",
+		// s1 is on a forwarder over s0, and registers u0: its collector
+		// of unchecked ones is in s0. s1 describes nothing, and
+		// collecting it would collect u0 again: s0 refuses it, as does
+		// s2, nested in s0, through MustRegister and a wrapper (rule 1).
+		program: prog(
+			root(onReg, noOpts()),
+			rootOnScope(0, none, opts(-1, lbl(1, 0))),
+			register(1, none, cU0, modeRegister, noFault),
+			registerScope(0, none, 1, modeRegister),
+			nest(0, byChild, noOpts()),
+			registerScope(2, []byte{wp(0)}, 1, modeMust),
+		),
+	},
 	{
 		name: "parents that keep nothing",
 		// s0 is on a client_golang wrapper of a nil Registerer, s2 on a

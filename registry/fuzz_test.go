@@ -47,7 +47,7 @@ package registry_test
 // Where the contract leaves a choice open, the model accepts each reading
 // and says so in a comment (search for "either").
 //
-// The seeds are stories, each told in a comment; the last fifteen are the
+// The seeds are stories, each told in a comment; the last seventeen are the
 // stories in which the model first disagreed with the code.
 
 import (
@@ -1329,11 +1329,18 @@ func (m *model) unregister(s *mScope, chain []wrap, o *object, fault promtest.Fa
 		return tPanics
 	}
 	var through tri
-	if v := s.tree.via; v != nil && mine && r.pre != "" {
+	switch v := s.tree.via; {
+	case v != nil && mine && r.pre != "":
 		// Rule 17: the scope asks through the forwarder, and removes
 		// with its question, while it still owns r and its twins: until
 		// then they are the same collector to the scope behind (Words).
 		through = m.unregister(v.scope, v.chain, questionObject(r), promtest.Pass)
+	case v != nil && r.pre != "" && m.ask(v, r.ds).kind == aFree:
+		// The question took the free identity, and is taken back out,
+		// as in a Close (rule 11).
+		q := questionObject(r)
+		m.register(v.scope, v.chain, q, promtest.Pass, nil)
+		m.unregister(v.scope, v.chain, q, promtest.Pass)
 	}
 	// Rule 9: the scope forgets r and its twins, whatever the registry holds.
 	for _, t := range s.owns() {
@@ -3124,22 +3131,6 @@ var seeds = []seed{
 		),
 	},
 	{
-		name: "a parent that keeps nothing takes invalid ones",
-		// Found by fuzzing. s0{l0="x",l6="x"} is on a Registerer that
-		// accepts everything; through {l0="x"} it registers g0a twice,
-		// which a registry would refuse: l0 is set twice. The parent
-		// takes both, and their descriptors, invalid, give them no
-		// identity, so they are not twins: Len counts both, Unregister
-		// takes one, and Close reports the other (Words, rules 9, 11,
-		// 19).
-		program: prog(
-			root(onDiscard, opts(-1, lbl(0, 0), lbl(6, 0))),
-			mustTwo(0, []byte{wl(0, 0)}, cG0a, cG0a),
-			unregister(0, []byte{wl(0, 0)}, cG0a, noFault),
-			closeScope(0, noFault, 0),
-		),
-	},
-	{
 		name: "a collector whose Describe changes",
 		// s0 registers shifty while it describes g0, and again, through
 		// p_, once it describes g1. Unregister(shifty), describing g1 now,
@@ -4073,6 +4064,40 @@ var seeds = []seed{
 			register(0, none, cG0a, modeRegister, noFault),
 			registerRegistry(0, none, modeRegister),
 			registerRegistry(1, []byte{wl(0, 0)}, modeMust),
+		),
+	},
+	{
+		name: "a parent that keeps nothing takes invalid ones",
+		// Found by fuzzing. s0{l0="x",l6="x"} is on a Registerer that
+		// accepts everything; through {l0="x"} it registers g0a twice,
+		// which a registry would refuse: l0 is set twice. The parent
+		// takes both, and their descriptors, invalid, give them no
+		// identity, so they are not twins: Len counts both, Unregister
+		// takes one, and Close reports the other (Words, rules 9, 11,
+		// 19).
+		program: prog(
+			root(onDiscard, opts(-1, lbl(0, 0), lbl(6, 0))),
+			mustTwo(0, []byte{wl(0, 0)}, cG0a, cG0a),
+			unregister(0, []byte{wl(0, 0)}, cG0a, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "a question through two forwarders to a parent that keeps nothing",
+		// Found by fuzzing. s0, a_, is on a Registerer that keeps
+		// nothing; s1, a_, on a forwarder over s0, and s2, a_, on one over
+		// s1. s2 registers g0a twice; each reaches s0 as a record of a
+		// record. Unregister asks s1 who holds a_g0: nobody, at the bottom,
+		// so s1 records the question, registers its own record of it in
+		// s0, and, asked to take it back, asks s0 in turn, whose answer is
+		// the same: s0 keeps the record of s1's, as it keeps the two of
+		// s2's gauges, and Len counts them (rules 9, 11, 17, 19).
+		program: prog(
+			root(onDiscard, opts(0)),
+			rootOnScope(0, none, opts(0)),
+			rootOnScope(1, none, opts(0)),
+			mustTwo(2, none, cG0a, cG0a),
+			unregister(2, none, cG0a, noFault),
 		),
 	},
 }

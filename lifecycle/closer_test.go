@@ -114,7 +114,7 @@ func TestCloseOnError(t *testing.T) {
 			defer func() { recovered = recover() }()
 			var err error
 			defer lifecycle.CloseOnError(&err, c)
-			panic(nil) //nolint:govet // the panic the test is about
+			panic(nil)
 		}()
 		if _, ok := recovered.(*runtime.PanicNilError); child && (recovered != nil || c.Closes() != 0) || !child && (!ok || c.Closes() != 1) {
 			t.Fatalf("panicnil=1 %t: the panic went on as %v, Close called %d times", child, recovered, c.Closes())

@@ -584,6 +584,7 @@ type mVec struct {
 	name    string
 	vars    []string
 	curried []string // the labels it was curried with: no deletion matches them
+	blind   bool     // a Deleter that is no Collector: Close cannot see what it left (rule 18)
 	real    interface{ DeletePartialMatch(prometheus.Labels) int }
 	add     func(values []string, v float64)
 	state   map[string]float64 // by label values joined with "\xff"
@@ -614,7 +615,7 @@ func (v *mVec) deleteMatching(labels []pair) (left []string) {
 			deleted = true
 		}
 	}
-	if deleted {
+	if deleted || v.blind {
 		return nil
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.state)) {
@@ -1663,6 +1664,7 @@ type world struct {
 	pool   []*object
 	shifty *shifty // the collector of cShift
 	vecs   []*mVec
+	blind  *mVec // the curried vector behind a Deleter that is no Collector
 	scopes []*mScope
 	trace  []string
 	mu     sync.Mutex
@@ -1790,6 +1792,8 @@ func (w *world) makePool() {
 	curried := &mVec{obj: `vec0a.MustCurryWith(prometheus.Labels{"link": "x"})`, name: v0a.name, vars: v0a.vars, curried: []string{"link"},
 		real: v0a.real.(*prometheus.CounterVec).MustCurryWith(prometheus.Labels{"link": "x"}), state: v0a.state}
 	w.vecs = []*mVec{vVec0a: v0a, vVec0b: v0b, vShared: shared, vCurried: curried}
+	w.blind = &mVec{obj: "&blind{curried}", name: v0a.name, vars: v0a.vars, curried: curried.curried, blind: true,
+		real: &blind{curried.real.(*prometheus.CounterVec)}, state: v0a.state}
 }
 
 func (w *world) say(format string, args ...any) {
@@ -2468,7 +2472,8 @@ var deleteLabels = [][]pair{
 
 // deleteOnClose applies rule 18. The vectors byte: bits 0 and 1 pick a
 // vector, bit 2 adds the shared one; 0x38 passes none, 0x30 a nil one, 0x28
-// one that panics.
+// one that panics, 0x20 the curried vector behind a Deleter that is no
+// Collector.
 func (w *world) deleteOnClose(in *input) {
 	s := w.scope(in)
 	labels := deleteLabels[in.n(len(deleteLabels))]
@@ -2486,6 +2491,8 @@ func (w *world) deleteOnClose(in *input) {
 		ds, names = []registry.Deleter{(*prometheus.CounterVec)(nil)}, []string{"nil"}
 	case 0x28:
 		ds, names = []registry.Deleter{panicDeleter{}}, []string{"panicDeleter{}"}
+	case 0x20:
+		vecs, ds, names = []*mVec{w.blind}, []registry.Deleter{w.blind.real}, []string{w.blind.obj}
 	default:
 		v := w.vecs[b&3] // vCurried is 3
 		vecs = append(vecs, v)
@@ -3084,7 +3091,8 @@ func registerRegistry(scope int, ws []byte, mode int) []byte {
 
 // deleteOnClose: labels indexes deleteLabels; vecs is a vector index
 // (vCurried included), with 4 added for the shared vector too, or 0x38 for
-// none, 0x30 for a nil one, 0x28 for one that panics.
+// none, 0x30 for a nil one, 0x28 for one that panics, 0x20 for the curried
+// vector behind a Deleter that is no Collector.
 func deleteOnClose(scope, labels, vecs int) []byte {
 	return []byte{opDelete, byte(scope), byte(labels), byte(vecs)}
 }
@@ -3108,6 +3116,24 @@ var seeds = []seed{
 			registerScope(0, none, 1, modeRegister),
 			nest(0, byChild, noOpts()),
 			registerScope(2, []byte{wp(0)}, 1, modeMust),
+		),
+	},
+	{
+		name: "a Deleter that is no Collector",
+		// vec0a has a series for {tenant="a",link="x"}. s0 asks to delete
+		// {link="x"} from the vector curried with link="x", which matches
+		// nothing: Close reports the series left. s1 asks the same of that
+		// vector behind a Deleter that is no Collector, which Close cannot
+		// ask what it holds: nothing is reported (rule 18).
+		program: prog(
+			root(onReg, noOpts()),
+			register(0, none, cVec0a, modeRegister, noFault),
+			addSeries(vVec0a, 0, 0, 1),
+			deleteOnClose(0, 2, vCurried),
+			closeScope(0, noFault, 0),
+			root(onReg, noOpts()),
+			deleteOnClose(1, 2, 0x20),
+			closeScope(1, noFault, 0),
 		),
 	},
 	{

@@ -128,7 +128,9 @@ func (d *deletion) carrying(v Deleter) []series {
 // apply to vectors it did not register. DeletePartialMatch matches only the
 // variable labels a vector was not curried with: a constant label, or one
 // the vector was curried with, matches no series, and then Close, finding
-// series with those labels left, reports a [DeleteError].
+// series with those labels left, reports a [DeleteError]. It looks for them
+// in a vector that is also a [prometheus.Collector], as client_golang's
+// are; a Deleter of the user's own that is not cannot be asked.
 //
 // Close deletes them in its turn, newest first among everything the scope
 // owns. A call with the same labels and the same vectors as one pending on

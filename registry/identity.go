@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"cmp"
 	"math"
 	"reflect"
 	"slices"
@@ -321,10 +320,6 @@ func pointerOf(v reflect.Value) (p pointer, ok bool) {
 	}
 	// A reflect.Type is a pointer to the one descriptor of its type.
 	return pointer{addr: v.Pointer(), typ: reflect.ValueOf(v.Type()).Pointer()}, true
-}
-
-func (p pointer) compare(q pointer) int {
-	return cmp.Or(cmp.Compare(p.addr, q.addr), cmp.Compare(p.typ, q.typ))
 }
 
 // identityKey returns the sorted, distinct metric names of ds, a necessary

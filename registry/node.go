@@ -34,9 +34,9 @@ type node struct {
 	dropped  atomic.Bool // set when n's handle was found garbage
 
 	mu      sync.Mutex
-	items   list                 // guarded by mu; what Close undoes, oldest first
-	index   map[string][]*record // guarded by mu; records by identityKey, oldest first; built on the first lookup
-	pending map[string]*deletion // guarded by mu; the DeleteOnClose calls in items, by deletionKey
+	items   list                   // guarded by mu; what Close undoes, oldest first
+	index   map[string][]*record   // guarded by mu; records by identityKey, oldest first; built on the first lookup
+	pending map[string][]*deletion // guarded by mu; the DeleteOnClose calls in items, by deletionKey
 }
 
 // stopped reports whether n or a scope it is nested in has begun to close.
@@ -150,8 +150,12 @@ func (n *node) unlink(it *item) {
 	if !n.items.remove(it) {
 		return
 	}
-	if d, ok := it.of.(*deletion); ok && d.key != "" {
-		delete(n.pending, d.key)
+	if d, ok := it.of.(*deletion); ok {
+		if ds := slices.DeleteFunc(n.pending[d.key], func(p *deletion) bool { return p == d }); len(ds) > 0 {
+			n.pending[d.key] = ds
+		} else {
+			delete(n.pending, d.key)
+		}
 	}
 	r := it.record()
 	if r == nil {

@@ -28,30 +28,39 @@ type deletion struct {
 	item
 	labels prometheus.Labels
 	vecs   []Deleter
-	key    string // the labels and the vectors, to find a call made again; "" for a vector that is no pointer
+	key    string // the labels, to find a call made again
 }
 
-// deletionKey is what tells a DeleteOnClose call made again: the labels,
-// sorted, and the vectors as pointers, sorted; "" if a vector is no
-// pointer, which cannot be told apart from an equal one.
-func deletionKey(labels prometheus.Labels, vecs []Deleter) string {
+// deletionKey is the labels of a DeleteOnClose call, sorted: of the calls
+// pending with them, one with the same vectors is the call made again.
+func deletionKey(labels prometheus.Labels) string {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		fmt.Fprintf(&b, "%q=%q,", k, labels[k])
 	}
-	ps := make([]pointer, len(vecs))
-	for i, v := range vecs {
-		p, ok := pointerOf(reflect.ValueOf(v))
-		if !ok {
-			return ""
-		}
-		ps[i] = p
-	}
-	slices.SortFunc(ps, pointer.compare)
-	for _, p := range slices.Compact(ps) {
-		fmt.Fprintf(&b, "%x.%x,", p.addr, p.typ)
-	}
 	return b.String()
+}
+
+// sameVectors reports whether a and b hold the same vectors, in any order:
+// the same values, as [sameCollector] compares collectors.
+func sameVectors(a, b []Deleter) bool {
+	in := func(x Deleter, ys []Deleter) bool {
+		return slices.ContainsFunc(ys, func(y Deleter) bool {
+			var w walk
+			return w.same(reflect.ValueOf(x), reflect.ValueOf(y))
+		})
+	}
+	for _, x := range a {
+		if !in(x, b) {
+			return false
+		}
+	}
+	for _, y := range b {
+		if !in(y, a) {
+			return false
+		}
+	}
+	return true
 }
 
 // run deletes d's series, and returns a *DeleteError, for the scope whose
@@ -158,23 +167,21 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
 		}
 	}
-	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs), key: deletionKey(labels, vecs)}
+	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs), key: deletionKey(labels)}
 	n := s.n
 	defer runtime.KeepAlive(s) // as in register
 	n.mu.Lock()
 	if !n.stopped() {
-		if d.key != "" && n.pending[d.key] != nil {
+		if slices.ContainsFunc(n.pending[d.key], func(p *deletion) bool { return sameVectors(p.vecs, d.vecs) }) {
 			n.mu.Unlock()
 			return // the same call is pending
 		}
 		d.of = d
 		n.items.push(&d.item)
-		if d.key != "" {
-			if n.pending == nil {
-				n.pending = map[string]*deletion{}
-			}
-			n.pending[d.key] = d
+		if n.pending == nil {
+			n.pending = map[string][]*deletion{}
 		}
+		n.pending[d.key] = append(n.pending[d.key], d)
 		n.mu.Unlock()
 		return
 	}

@@ -165,6 +165,21 @@ func TestDeleteOnClose(t *testing.T) {
 		}
 	})
 
+	// A Deleter of the user's own passed as a value is the same vector as
+	// an equal value: a loop that passes it on every pass leaves one call.
+	// One holding another pointer is another vector.
+	t.Run("called again with a value", func(t *testing.T) {
+		var calls, others int
+		s := registry.NewScope(nil)
+		for range 1000 {
+			s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, counting{&calls})
+		}
+		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, counting{&others})
+		if err := s.Close(); err != nil || calls != 1 || others != 1 {
+			t.Errorf("Close = %v, with %d and %d calls, want one each", err, calls, others)
+		}
+	})
+
 	// Vectors of two types at one address, a struct and its first field,
 	// are two vectors: the second call is no call made again.
 	t.Run("vectors at one address", func(t *testing.T) {
@@ -234,4 +249,12 @@ type twoVecs struct {
 
 func (t *twoVecs) DeletePartialMatch(labels prometheus.Labels) int {
 	return t.first.DeletePartialMatch(labels) + t.second.DeletePartialMatch(labels)
+}
+
+// counting is a Deleter that counts its calls and deletes nothing.
+type counting struct{ calls *int }
+
+func (c counting) DeletePartialMatch(prometheus.Labels) int {
+	*c.calls++
+	return 0
 }

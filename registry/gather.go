@@ -51,6 +51,14 @@ func (s *Scope) Describe(ch chan<- *prometheus.Desc) {
 // Collect collects everything s and the scopes nested in it own, as the
 // parent sees it; see [Scope.Describe].
 func (s *Scope) Collect(ch chan<- prometheus.Metric) {
+	if s == nil || s.n == nil {
+		return
+	}
+	h := &s.n.root.hub
+	if !h.enter(ch) {
+		return
+	}
+	defer h.leave()
 	collectAll(s.records()).Collect(ch)
 }
 

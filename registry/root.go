@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -297,13 +298,31 @@ type hub struct {
 	mu      sync.Mutex
 	records map[*record]struct{} // guarded by mu; the tree's unchecked registrations
 
-	collecting atomic.Int32 // Collect calls under way, nested or not
+	collecting atomic.Int32 // collections of the tree under way (see enter)
 }
 
-// maxCollecting bounds the Collect calls of one hub under way at once. Only
-// a cycle that add could not see (see twice) nests them without end;
-// concurrent scrapes of one registry come nowhere near it.
-const maxCollecting = 64
+// maxCollecting bounds the collections of one tree under way at once: a
+// cycle that the tree could not see (see twice) nests them without end,
+// and concurrent scrapes of one registry come nowhere near it.
+const maxCollecting = 1024
+
+// enter counts a collection of the tree's collectors, through its handle or
+// a scope of the tree, until leave. Past maxCollecting it sends instead a
+// metric that fails the scrape with an error, and reports false: the
+// collection is cut, so that a cycle ends the scrape rather than the
+// program, and the scrape does not expose part of the tree as if it were
+// all of it.
+func (h *hub) enter(ch chan<- prometheus.Metric) bool {
+	if h.collecting.Add(1) <= maxCollecting {
+		return true
+	}
+	h.collecting.Add(-1)
+	desc := prometheus.NewDesc("promscope_collection_cut", "A collection of a promscope tree that was cut.", nil, nil)
+	ch <- prometheus.NewInvalidMetric(desc, fmt.Errorf("registry: more than %d collections of a tree of scopes under way at once: a collector that collects the tree itself, which the tree could not see, or as many concurrent scrapes", maxCollecting))
+	return false
+}
+
+func (h *hub) leave() { h.collecting.Add(-1) }
 
 // handle is what the parent holds of a hub.
 type handle struct{ hub atomic.Pointer[hub] }
@@ -385,17 +404,10 @@ func (*handle) Describe(chan<- *prometheus.Desc) {}
 
 func (x *handle) Collect(ch chan<- prometheus.Metric) {
 	h := x.hub.Load()
-	if h == nil {
+	if h == nil || !h.enter(ch) {
 		return
 	}
-	// A cycle would collect without end: cut it, so that the scrape ends
-	// (with the metrics collected more than once, which a registry
-	// reports as its error) rather than the program.
-	if h.collecting.Add(1) > maxCollecting {
-		h.collecting.Add(-1)
-		return
-	}
-	defer h.collecting.Add(-1)
+	defer h.leave()
 	for _, c := range h.collectors() {
 		c.Collect(ch)
 	}

@@ -136,7 +136,9 @@ func isRegistererType(t types.Type) bool {
 // prometheus.NewRegistry or NewPedanticRegistry, by a callee that returns
 // a registry it made (see makesRegistry), or held in a field of an object
 // the function made and keeps to itself, which stores only that registry
-// there.
+// there, or in a field that the function fills with it, once, before it
+// reads it (a method that makes its receiver a registry and registers
+// there: a call again makes another).
 func (c *checker) madeRegistry(v ssa.Value) bool {
 	for range 8 {
 		v = strip(v)
@@ -155,11 +157,61 @@ func (c *checker) madeRegistry(v ssa.Value) bool {
 		if fa == nil {
 			return false
 		}
-		if v = fieldValue(fa.X, fa.Field, true); v == nil {
+		next := fieldValue(fa.X, fa.Field, true)
+		if next == nil {
+			next = storedBefore(fa, v.(ssa.Instruction))
+		}
+		if v = next; v == nil {
 			return false
 		}
 	}
 	return false
+}
+
+// storedBefore returns the value that the function stores, once, in the
+// field of the object that fa addresses, if the store comes before load,
+// which reads the field, and nothing that could store another comes
+// between: no call the object, or the field's address, is passed to after
+// the store and before the load, and no closure or goroutine that holds
+// it. It returns nil otherwise.
+func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
+	var st *ssa.Store
+	var uses []ssa.Instruction // what else the object or the field's address is given to
+	for _, ref := range referrers(fa.X) {
+		x, ok := ref.(*ssa.FieldAddr)
+		if !ok {
+			uses = append(uses, ref)
+			continue
+		}
+		if x.Field != fa.Field {
+			continue
+		}
+		for _, use := range referrers(x) {
+			switch u := use.(type) {
+			case *ssa.Store:
+				if u.Addr != x {
+					uses = append(uses, u)
+				} else if st != nil {
+					return nil
+				} else {
+					st = u
+				}
+			case *ssa.UnOp:
+			default:
+				uses = append(uses, u)
+			}
+		}
+	}
+	if st == nil || !before(st, load) {
+		return nil
+	}
+	for _, u := range uses {
+		_, call := u.(*ssa.Call)
+		if !before(load, u) && !(call && before(u, st)) {
+			return nil
+		}
+	}
+	return st.Val
 }
 
 // makesRegistryFact is exported for a function whose first result is, on

@@ -111,6 +111,25 @@ func (h *holder) OnField(start func() error) error { // want OnField:"^registers
 	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
 }
 
+// Start makes its receiver a registry and registers there: a call again
+// makes another, so nothing is left for it to collide with.
+func (h *holder) Start(start func() error) error {
+	h.reg = prometheus.NewRegistry()
+	h.reg.MustRegister(requests())
+	return start()
+}
+
+// StartShared makes its receiver a registry, then lets a method of the
+// receiver set the field.
+func (h *holder) StartShared(start func() error) error { // want StartShared:"^registers"
+	h.reg = prometheus.NewRegistry()
+	h.useShared()
+	h.reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}
+
+func (h *holder) useShared() { h.reg = prometheus.DefaultRegisterer }
+
 type options struct{ reg prometheus.Registerer }
 
 // Option sets an option of NewClient.

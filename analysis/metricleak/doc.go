@@ -47,11 +47,12 @@
 //   - a call to a function, of any package, known to register and to hand
 //     the registration to its caller: through a result that owns it,
 //     through the registerer the caller passed in when that is a scope, or
-//     by registering, through the registerer the caller passed in, a
-//     collector the caller passed in too (a helper like register(reg, c)
-//     or registerAll(reg, cs...)), which the caller then owns as if it had
-//     registered the collector itself. Such a function carries a fact, so
-//     this works across packages.
+//     by registering, through the registerer the caller passed in or into
+//     the default registry, a collector the caller passed in too (a helper
+//     like register(reg, c), registerAll(reg, cs...) or a Register(c) that
+//     calls prometheus.MustRegister(c)), which the caller then owns as if
+//     it had registered the collector itself. Such a function carries a
+//     fact, so this works across packages.
 //
 // A registration is left behind at a return if the function has an error
 // result, the return may give a non-nil error, and some path leads from the

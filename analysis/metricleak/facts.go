@@ -44,12 +44,16 @@ type registersFact struct {
 	// collector itself, or a value holding it), or -1 if none does.
 	Result int
 	// Registerer is the index of the parameter, the receiver first, that
-	// the registrations go through, or -1 if they go elsewhere.
+	// the registrations go through, defaultRegisterer if they go into the
+	// default registerer (prometheus.Register and MustRegister), or -1 if
+	// they go elsewhere.
 	Registerer int
 	// Collectors are the indexes of the parameters that hold collectors
 	// the function registered through Registerer and left registered: a
 	// collector, a slice of them, or a value they are part of. The caller
 	// owns those registrations, as if it had registered what it passed.
+	// Only these go into the default registerer: the function's own
+	// collectors registered there are its own leak, if any.
 	Collectors []int
 	// Opaque is set when some of those registrations went from Registerer
 	// through a call, other than client_golang's wrappers, that takes a
@@ -65,6 +69,9 @@ type registersFact struct {
 	// with the import path of the package that holds the file.
 	Site string
 }
+
+// defaultRegisterer is registersFact.Registerer for the default registerer.
+const defaultRegisterer = -2
 
 // AFact marks registersFact as an analysis fact.
 func (*registersFact) AFact() {}
@@ -84,7 +91,11 @@ func (f *registersFact) String() string {
 	if f.Opaque {
 		cols += ", opaque"
 	}
-	return fmt.Sprintf("registers %s at %s (result %d, registerer %d%s)", names, f.Site, f.Result, f.Registerer, cols)
+	reg := fmt.Sprint(f.Registerer)
+	if f.Registerer == defaultRegisterer {
+		reg = "default"
+	}
+	return fmt.Sprintf("registers %s at %s (result %d, registerer %s%s)", names, f.Site, f.Result, reg, cols)
 }
 
 // equal reports whether f and g say the same; the fixpoint over a package's

@@ -110,8 +110,15 @@ func (c *checker) callersCollectors(call *ssa.Call) []*registration {
 	}
 	fact := c.registersOf(callee)
 	args := factArgs(common)
-	if fact == nil || len(fact.Collectors) == 0 || fact.Registerer < 0 || fact.Registerer >= len(args) || args[fact.Registerer] == nil || isScope(args[fact.Registerer]) {
+	if fact == nil || len(fact.Collectors) == 0 {
 		return nil
+	}
+	var reg ssa.Value // the default registerer
+	if fact.Registerer != defaultRegisterer {
+		if fact.Registerer < 0 || fact.Registerer >= len(args) || args[fact.Registerer] == nil || isScope(args[fact.Registerer]) {
+			return nil
+		}
+		reg = args[fact.Registerer]
 	}
 	var regs []*registration
 	for _, j := range fact.Collectors {
@@ -127,7 +134,7 @@ func (c *checker) callersCollectors(call *ssa.Call) []*registration {
 			if isNil(col) {
 				continue
 			}
-			r := &registration{call: call, registerer: args[fact.Registerer], result: -1, arg: -1,
+			r := &registration{call: call, registerer: reg, result: -1, arg: -1,
 				via: calleeFunc(common), site: fact.Site, err: result(call, failureResult(call.Type())), opaque: fact.Opaque}
 			r.addCollectors([]ssa.Value{col})
 			r.collector = col

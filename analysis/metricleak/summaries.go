@@ -83,6 +83,11 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 		cut := func(instr ssa.Instruction) bool { return eff[instr] == undoes || eff[instr] == keeps }
 		cutOrDeferred := func(instr ssa.Instruction) bool { return cut(instr) || eff[instr] == defersUndo }
 		regParam := paramIndex(fn, r.registerer)
+		if r.registerer == nil && r.via == nil && r.collector != nil && collectorParams(fn, r.collector, 0) != nil {
+			// A collector its caller gave it, into the default
+			// registerer: the caller owns that registration.
+			regParam = defaultRegisterer
+		}
 		if coveredBefore(r, eff, defersUndo) {
 			regParam = -1
 		}
@@ -90,7 +95,7 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			res := returnsOwned(ret, o)
 			switch {
 			case res >= 0 && c.reaches(r, ret, false, cut):
-			case regParam >= 0 && c.reaches(r, ret, false, cutOrDeferred):
+			case regParam != -1 && c.reaches(r, ret, false, cutOrDeferred):
 				res = -1
 			default:
 				continue
@@ -101,7 +106,7 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			if res >= 0 && (f.Result < 0 || res < f.Result) {
 				f.Result = res
 			}
-			if regParam >= 0 && f.Registerer < 0 {
+			if regParam != -1 && f.Registerer == -1 {
 				f.Registerer = regParam
 			}
 			if regParam >= 0 && regParam == f.Registerer && r.opaque {

@@ -573,3 +573,25 @@ func LocalLoop(reg prometheus.Registerer) error { // want LocalLoop:"registers l
 	}
 	return nil
 }
+
+// RegisterDefault registers the collector it is given on the default
+// registerer: its caller owns that registration.
+func RegisterDefault(c prometheus.Collector) { prometheus.MustRegister(c) } // want RegisterDefault:"registers metrics at direct/direct.go:\\d+ \\(result -1, registerer default, collectors \\[0\\]\\)"
+
+// ThroughDefaultHelper leaves its counter on the default registerer,
+// through the helper, when it fails.
+func ThroughDefaultHelper(start func() error) error {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "default_total"})
+	RegisterDefault(c)
+	return start() // want `^default_total registered at direct\.go:\d+ \(via RegisterDefault\) stays registered`
+}
+
+// registerOwnDefault registers a counter of its own on the default
+// registerer: its own leak, if any, not its caller's.
+func registerOwnDefault() { prometheus.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Name: "own_total"})) }
+
+// ThroughOwnDefaultHelper calls it, then fails: nothing of its own is left.
+func ThroughOwnDefaultHelper(start func() error) error {
+	registerOwnDefault()
+	return start()
+}

@@ -171,34 +171,55 @@ func (c *checker) madeRegistry(v ssa.Value) bool {
 // storedBefore returns the value that the function stores, once, in the
 // field of the object that fa addresses, if the store comes before load,
 // which reads the field, and nothing that could store another comes
-// between: no call the object, or the field's address, is passed to after
+// between: no call the object, or the field's address, is given to after
 // the store and before the load, and no closure or goroutine that holds
-// it. It returns nil otherwise.
+// it. It returns nil otherwise. The object may be a variable that closures
+// capture, which each access loads anew.
 func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
+	base := strip(fa.X)
+	object := func(v ssa.Value) bool {
+		if a, ok := v.(*ssa.Alloc); ok {
+			return assignedOnce(a) == base // the variable that holds it
+		}
+		return strip(v) == base
+	}
 	var st *ssa.Store
-	var uses []ssa.Instruction // what else the object or the field's address is given to
-	for _, ref := range referrers(fa.X) {
-		x, ok := ref.(*ssa.FieldAddr)
-		if !ok {
-			uses = append(uses, ref)
-			continue
-		}
-		if x.Field != fa.Field {
-			continue
-		}
-		for _, use := range referrers(x) {
-			switch u := use.(type) {
-			case *ssa.Store:
-				if u.Addr != x {
-					uses = append(uses, u)
-				} else if st != nil {
-					return nil
-				} else {
-					st = u
+	var uses []ssa.Instruction // what else the object, or the field's address, is given to
+	for _, b := range fa.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			switch x := instr.(type) {
+			case *ssa.FieldAddr:
+				if x.Field != fa.Field || !object(x.X) {
+					continue // another field: its address cannot reach this one
 				}
+				for _, use := range referrers(x) {
+					switch u := use.(type) {
+					case *ssa.Store:
+						if u.Addr != x {
+							uses = append(uses, u)
+						} else if st != nil {
+							return nil
+						} else {
+							st = u
+						}
+					case *ssa.UnOp:
+					default:
+						uses = append(uses, u)
+					}
+				}
+				continue
 			case *ssa.UnOp:
-			default:
-				uses = append(uses, u)
+				continue // a load
+			case *ssa.Store:
+				if _, cell := x.Addr.(*ssa.Alloc); cell && object(x.Addr) {
+					continue // the variable is given the object
+				}
+			}
+			for _, op := range instr.Operands(nil) {
+				if *op != nil && object(*op) {
+					uses = append(uses, instr)
+					break
+				}
 			}
 		}
 	}

@@ -130,6 +130,24 @@ func (h *holder) StartShared(start func() error) error { // want StartShared:"^r
 
 func (h *holder) useShared() { h.reg = prometheus.DefaultRegisterer }
 
+// Serve makes its receiver a registry and registers there, then gives a
+// goroutine the receiver: the goroutine comes after.
+func (h *holder) Serve(start func() error) error { // want Serve:"keeps 0>-1"
+	h.reg = prometheus.NewRegistry()
+	h.reg.MustRegister(requests())
+	go func() { h.useShared() }()
+	return start()
+}
+
+// ServeFirst gives a goroutine the receiver before it registers: the
+// goroutine may set the field in between.
+func (h *holder) ServeFirst(start func() error) error { // want ServeFirst:"^registers" ServeFirst:"keeps 0>-1"
+	h.reg = prometheus.NewRegistry()
+	go func() { h.useShared() }()
+	h.reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}
+
 type options struct{ reg prometheus.Registerer }
 
 // Option sets an option of NewClient.

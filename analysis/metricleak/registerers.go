@@ -195,11 +195,12 @@ func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 				for _, use := range referrers(x) {
 					switch u := use.(type) {
 					case *ssa.Store:
-						if u.Addr != x {
+						switch {
+						case u.Addr != x:
 							uses = append(uses, u)
-						} else if st != nil {
+						case st != nil:
 							return nil
-						} else {
+						default:
 							st = u
 						}
 					case *ssa.UnOp:
@@ -228,7 +229,9 @@ func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 	}
 	for _, u := range uses {
 		_, call := u.(*ssa.Call)
-		if !before(load, u) && !(call && before(u, st)) {
+		after := before(load, u)
+		done := call && before(u, st) // a call over before the store
+		if !after && !done {
 			return nil
 		}
 	}

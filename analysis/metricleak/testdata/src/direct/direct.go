@@ -588,7 +588,9 @@ func ThroughDefaultHelper(start func() error) error {
 
 // registerOwnDefault registers a counter of its own on the default
 // registerer: its own leak, if any, not its caller's.
-func registerOwnDefault() { prometheus.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Name: "own_total"})) }
+func registerOwnDefault() {
+	prometheus.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Name: "own_total"}))
+}
 
 // ThroughOwnDefaultHelper calls it, then fails: nothing of its own is left.
 func ThroughOwnDefaultHelper(start func() error) error {

@@ -152,35 +152,46 @@ func TestGather(t *testing.T) {
 	}
 
 	// The same across two trees, the second made on a Registerer of the
-	// user's own that forwards to the first: the first tree holds the
-	// second's viewed collector of one collector twice, counts it once,
-	// and forgets both when the second tree takes it back.
-	t.Run("registered again, a tree on a forwarder", func(t *testing.T) {
-		reg := prometheus.NewPedanticRegistry()
-		a := registry.NewScope(reg, registry.WithName("a"))
-		forwarder := promtest.NewParent(nil)
-		forwarder.Next = a
-		b := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"b": "1"}))
-		g := promtest.Gauge("jobs", 1)
-		b.MustRegister(g)
-		if !prometheus.WrapRegistererWith(prometheus.Labels{"b": "1"}, reg).Unregister(g) { // an outsider
-			t.Fatal("the outsider's Unregister = false")
-		}
-		b.MustRegister(g)
-		promtest.Expose(t, a, `jobs{b="1"} 1`)
-		if n := a.Len(); n != 1 {
-			t.Errorf("a.Len() = %d, want 1", n)
-		}
-		if err := b.Close(); err != nil {
-			t.Errorf("b.Close() = %v", err)
-		}
-		if n := a.Len(); n != 0 {
-			t.Errorf("after b.Close, a.Len() = %d, want 0", n)
-		}
-		if err := a.Close(); err != nil {
-			t.Errorf("a.Close() = %v", err)
-		}
-	})
+	// user's own that forwards to the first, as it is or through a
+	// client_golang wrapper: the first tree holds the second's viewed
+	// collector of one collector twice, counts it once, and forgets both
+	// when the second tree takes it back.
+	for _, wrapped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("registered again, on a forwarder, wrapped %t", wrapped), func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			a := registry.NewScope(reg, registry.WithName("a"))
+			forwarder := promtest.NewParent(nil)
+			name := "jobs"
+			forwarder.Next = a
+			if wrapped {
+				forwarder.Next, name = prometheus.WrapRegistererWithPrefix("p_", a), "p_jobs"
+			}
+			b := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"b": "1"}))
+			g := promtest.Gauge("jobs", 1)
+			b.MustRegister(g)
+			outsider := prometheus.WrapRegistererWith(prometheus.Labels{"b": "1"}, reg)
+			if wrapped {
+				outsider = prometheus.WrapRegistererWithPrefix("p_", outsider)
+			}
+			if !outsider.Unregister(g) {
+				t.Fatal("the outsider's Unregister = false")
+			}
+			b.MustRegister(g)
+			promtest.Expose(t, a, name+`{b="1"} 1`)
+			if n := a.Len(); n != 1 {
+				t.Errorf("a.Len() = %d, want 1", n)
+			}
+			if err := b.Close(); err != nil {
+				t.Errorf("b.Close() = %v", err)
+			}
+			if n := a.Len(); n != 0 {
+				t.Errorf("after b.Close, a.Len() = %d, want 0", n)
+			}
+			if err := a.Close(); err != nil {
+				t.Errorf("a.Close() = %v", err)
+			}
+		})
+	}
 
 	gatherers := []struct {
 		name string

@@ -176,8 +176,10 @@ func (w *walk) same(a, b reflect.Value) bool {
 	if !a.IsValid() || !b.IsValid() || a.Type() != b.Type() {
 		return !a.IsValid() && !b.IsValid()
 	}
-	if a.Type() == reflect.TypeFor[*viewed]() && a.CanInterface() && b.CanInterface() {
-		return w.sameViewed(a.Interface().(*viewed), b.Interface().(*viewed))
+	if a.Type() == reflect.TypeFor[*viewed]() {
+		// Read from a client_golang wrapper's field, a viewed collector
+		// cannot be had through Interface; the type says what it is.
+		return w.sameViewed((*viewed)(a.UnsafePointer()), (*viewed)(b.UnsafePointer()))
 	}
 	switch a.Kind() {
 	case reflect.Pointer, reflect.Func:
@@ -233,8 +235,8 @@ func (w *walk) same(a, b reflect.Value) bool {
 // A viewed collector taken back stands for nothing, and is the same only as
 // itself.
 func (w *walk) sameViewed(x, y *viewed) bool {
-	if x == y {
-		return true
+	if x == y || x == nil || y == nil {
+		return x == y
 	}
 	rx, ry := x.owner(), y.owner()
 	return rx != nil && ry != nil && x.view.prefix == y.view.prefix && slices.Equal(x.view.sorted, y.view.sorted) &&

@@ -405,6 +405,38 @@ func TestConcurrency(t *testing.T) {
 		}
 	})
 
+	// A collector or Deleter of a value type that changes a map it holds
+	// as it collects, under a lock of its own, is compared with others
+	// without reading the map: Unregister and DeleteOnClose race with no
+	// scrape.
+	t.Run("values that change their maps", func(t *testing.T) {
+		reg := prometheus.NewRegistry()
+		s := registry.NewScope(reg)
+		defer s.Close()
+		mine := newTally()
+		s.MustRegister(mine)
+		s.DeleteOnClose(prometheus.Labels{"tenant": "a"}, mine)
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+					_, _ = reg.Gather()
+				}
+			}
+		})
+		for range 200 {
+			other := newTally()
+			s.Unregister(other)
+			s.DeleteOnClose(prometheus.Labels{"tenant": "a"}, other)
+		}
+		close(done)
+		wg.Wait()
+	})
+
 	// Scopes made with a leak report, registered through, closed and
 	// dropped by many goroutines while the garbage collector runs, are
 	// never reported.
@@ -436,3 +468,29 @@ func TestConcurrency(t *testing.T) {
 		program.Close()
 	})
 }
+
+// tally is an unchecked collector and a Deleter of a value type whose
+// Collect counts its scrapes in a map it holds, under its own lock.
+type tally struct {
+	counts map[string]int // before the lock: a comparison meets it first
+	mu     *sync.Mutex
+}
+
+func newTally() tally {
+	t := tally{counts: map[string]int{}, mu: &sync.Mutex{}}
+	for i := range 8 {
+		t.counts[fmt.Sprint(i)] = 0
+	}
+	return t
+}
+
+func (tally) Describe(chan<- *prometheus.Desc) {}
+
+func (t tally) Collect(chan<- prometheus.Metric) {
+	t.mu.Lock()
+	t.counts["scrapes"]++
+	delete(t.counts, "scrapes")
+	t.mu.Unlock()
+}
+
+func (tally) DeletePartialMatch(prometheus.Labels) int { return 0 }

@@ -114,7 +114,7 @@ func TestRegister(t *testing.T) {
 			s := registry.NewScope(reg)
 			return s, s
 		}},
-		{name: "labelled scope in a prefixed one", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+		{name: "labelled in a prefixed scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
 			s := registry.NewScope(registry.NewScope(reg, registry.WithPrefix("p_")), registry.WithLabels(labels))
 			return s, s
 		}},
@@ -126,10 +126,10 @@ func TestRegister(t *testing.T) {
 			s := registry.NewScope(prometheus.WrapRegistererWith(labels, registry.NewScope(reg)))
 			return s, s
 		}},
-		{name: "outsider after an unlabelled scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+		{name: "outsider, unlabelled scope", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
 			return registry.NewScope(reg), reg
 		}},
-		{name: "outsider after a scope on a wrapper", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
+		{name: "outsider, scope on a wrapper", give: func(reg *prometheus.Registry) (_, _ prometheus.Registerer) {
 			return registry.NewScope(prometheus.WrapRegistererWith(labels, reg)), prometheus.WrapRegistererWith(labels, reg)
 		}},
 	} {
@@ -265,7 +265,7 @@ func TestRegister(t *testing.T) {
 		{name: "other help than a bystander's", give: func() prometheus.Collector {
 			return prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Different.", ConstLabels: prometheus.Labels{"k": "v"}})
 		}},
-		{name: "other label names than a bystander's", give: func() prometheus.Collector {
+		{name: "label names unlike a bystander's", give: func() prometheus.Collector {
 			return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "shared", Help: "Another owner's vector."}, []string{"region"})
 		}},
 		{name: "two help strings in one collector", give: func() prometheus.Collector {

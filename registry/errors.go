@@ -10,6 +10,10 @@ import (
 	"github.com/promscope/promscope/internal/describe"
 )
 
+// errCollectsTree is Register's error for a collector that collects what
+// the scope's tree collects already.
+var errCollectsTree = errors.New("registry: a scope cannot register a collector that collects what the scope's tree collects already: every scrape would collect it twice, or without end")
+
 var (
 	// ErrClosed is returned by [Scope.Register] once the Close of the
 	// scope, or of a scope it is nested in, has begun. Nothing is passed

@@ -372,6 +372,25 @@ func TestRegister(t *testing.T) {
 		}
 	})
 
+	// A scope of another tree that holds a scope of this one, registered
+	// with it as a collector, would collect this tree again on every
+	// scrape, and so on without end: Register refuses it, whatever it
+	// describes, with a view or without.
+	t.Run("a scope that collects the scope", func(t *testing.T) {
+		for _, prefix := range []string{"", "a_"} {
+			r1, r2 := prometheus.NewPedanticRegistry(), prometheus.NewPedanticRegistry()
+			a := registry.NewScope(r1, registry.WithPrefix(prefix))
+			a.MustRegister(promtest.Gauge("x", 1))
+			b := registry.NewScope(r2, registry.WithPrefix("b_"))
+			b.MustRegister(a)
+			if err := a.Register(b); err == nil || !strings.Contains(err.Error(), "collects what the scope's tree collects already") {
+				t.Errorf("prefix %q: Register = %v, want it refused", prefix, err)
+			}
+			promtest.Expose(t, r1, prefix+"x{} 1")
+			promtest.Expose(t, r2, "b_"+prefix+"x{} 1")
+		}
+	})
+
 	// A scope made on a Registerer of the user's own that forwards to a
 	// scope registers its tree's unchecked collectors there through one
 	// collector: the scope behind collects them already, so it refuses

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -146,6 +145,23 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 		return k == foreign && rt.registersInto(c) // client_golang's metrics and vectors are no Registerers
 	}
 	return false
+}
+
+// collects reports whether collecting c, of kind k, would collect a scope
+// of rt's tree, or what its hub collects: a scope of another tree that
+// holds one of rt's, say. Only a collector of promscope's, or one of
+// client_golang's wrappers, can lead there.
+func (rt *root) collects(c prometheus.Collector, k kind) bool {
+	switch c.(type) {
+	case *Scope, *viewed, *handle:
+	default:
+		if k != ownWrapper {
+			return false
+		}
+	}
+	rc := newReach()
+	rc.add(c)
+	return rc.scopes[&rt.hub] || rc.handles[&rt.hub]
 }
 
 // registersInto reports whether c is the Registerer that rt's tree
@@ -443,7 +459,7 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 		if fresh {
 			h.takeBack(reg) // registered for r alone: nothing is left
 		}
-		return errors.New("registry: a scope cannot register a collector that collects what the scope's tree collects already: every scrape would collect it twice, or without end")
+		return errCollectsTree
 	}
 	h.mu.Lock()
 	if h.records == nil {

@@ -198,12 +198,12 @@ func (s *Scope) node(method string) *node {
 // client_golang's wrappers: the tree would collect it twice, or, collecting
 // itself, without end. In these cases the parent is not touched. It returns
 // an error, and touches nothing, if a label is set twice on the way from the
-// outermost scope, or if c describes nothing and collecting it would collect
-// what s's tree collects already: what s registers (c is a scope behind a
-// Registerer of the user's own that forwards to s, say), or what a tree made
-// on such a Registerer registers through it (c is a scope of that tree, say).
-// One that describes something, the parent refuses itself. It panics on a
-// zero Scope.
+// outermost scope, or if collecting c would collect what s's tree collects
+// already: a scope of another tree that holds a scope of s's, say. Behind a
+// Registerer of the user's own, which s cannot see through, it does so for
+// a c that describes nothing (a scope behind a Registerer of the user's own
+// that forwards to s, or a scope of a tree made on one); one that describes
+// something, the parent refuses itself. It panics on a zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
 	_, err := s.register(c)
 	return err
@@ -225,6 +225,9 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 	}
 	if n.root.holds(c, k) {
 		return nil, errors.New("registry: a scope cannot register a scope of its own tree, nor the Registerer the tree registers into: its registrations are collected already, and every scrape would collect them again, or without end")
+	}
+	if n.root.collects(c, k) {
+		return nil, errCollectsTree
 	}
 	if f := probed(c, r.descs, k == ownWrapper); f != nil {
 		f.n = n

@@ -106,8 +106,10 @@
 // All methods of Scope and Index are safe for concurrent use. A Register
 // racing with Close either completes first, and is removed by Close, or
 // returns [ErrClosed]. Unregister runs alone on its scope: Registers and
-// Unregisters of that scope wait for it. Scrapes take no lock of a scope's,
-// and a slow parent delays only the calls that wait for it: those of the
+// Unregisters of that scope wait for it. Scrapes hold no lock of a scope's
+// while they collect, only for a moment to copy what it owns, so a slow
+// collector delays no call of a scope's; a slow parent delays only the
+// calls that wait for it: those of the
 // scope, and, the first time one of a tree's scopes registers an unchecked
 // collector, that tree's other unchecked registrations.
 //

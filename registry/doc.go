@@ -108,10 +108,10 @@
 // returns [ErrClosed]. Unregister runs alone on its scope: Registers and
 // Unregisters of that scope wait for it. Scrapes hold no lock of a scope's
 // while they collect, only for a moment to copy what it owns, so a slow
-// collector delays no call of a scope's; a slow parent delays only the
-// calls that wait for it: those of the
-// scope, and, the first time one of a tree's scopes registers an unchecked
-// collector, that tree's other unchecked registrations.
+// collector delays no call of a scope's; a slow parent delays only the calls
+// that wait for it: those of the scope, and, the first time one of a tree's
+// scopes registers an unchecked collector, that tree's other unchecked
+// registrations.
 //
 // # Errors
 //

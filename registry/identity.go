@@ -130,7 +130,13 @@ func sameCollector(a, b prometheus.Collector) bool {
 // through slices, and a pair met again is taken to be equal (had it been
 // found unequal, the walk would have ended there), which ends the walk of
 // a value that holds itself.
-type walk struct{ seen map[visit]struct{} }
+type walk struct {
+	seen map[visit]struct{}
+	// noFuncs makes functions other than nil unequal: a comparison of
+	// Deleters, where closures of the same code over other vectors
+	// delete other series.
+	noFuncs bool
+}
 
 // A visit is a pair of slices, by their first elements and their length,
 // since two slices of one array may differ in length.
@@ -178,7 +184,12 @@ func (w *walk) same(a, b reflect.Value) bool {
 		return w.sameViewed((*viewed)(a.UnsafePointer()), (*viewed)(b.UnsafePointer()))
 	}
 	switch a.Kind() {
-	case reflect.Pointer, reflect.Func:
+	case reflect.Func:
+		if w.noFuncs && !(a.IsNil() && b.IsNil()) {
+			return false
+		}
+		return a.Pointer() == b.Pointer()
+	case reflect.Pointer:
 		return a.Pointer() == b.Pointer()
 	case reflect.Interface:
 		return true // both nil: peel took the dynamic value of any other

@@ -42,11 +42,13 @@ func deletionKey(labels prometheus.Labels) string {
 }
 
 // sameVectors reports whether a and b hold the same vectors, in any order:
-// the same values, as [sameCollector] compares collectors.
+// the same values, as [sameCollector] compares collectors, except that a
+// Deleter that is or holds a function is another each time, since package
+// reflect cannot tell closures over different vectors apart.
 func sameVectors(a, b []Deleter) bool {
 	in := func(x Deleter, ys []Deleter) bool {
 		return slices.ContainsFunc(ys, func(y Deleter) bool {
-			var w walk
+			w := walk{noFuncs: true}
 			return w.same(reflect.ValueOf(x), reflect.ValueOf(y))
 		})
 	}
@@ -146,7 +148,9 @@ func (d *deletion) carrying(v Deleter) []series {
 // the scope adds nothing, so a loop that calls DeleteOnClose on every pass
 // does not grow the scope; the same vector means the same value, and
 // MustCurryWith makes a new one on every call: curry once, outside the
-// loop. On a scope whose Close, or that of a scope it is nested in, has
+// loop. A Deleter that is or holds a function (an adapter of the user's
+// own, say) is another vector on every call: closures of the same code
+// over other vectors cannot be told apart. On a scope whose Close, or that of a scope it is nested in, has
 // begun, DeleteOnClose deletes at once, and reports nothing. The labels and
 // vecs are copied. If a vector panics in Close, the panic goes on, and the
 // next Close carries on past the call.

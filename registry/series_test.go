@@ -180,6 +180,24 @@ func TestDeleteOnClose(t *testing.T) {
 		}
 	})
 
+	// A Deleter that is a function, made from the method of each of two
+	// vectors, is another vector on every call: both calls run.
+	t.Run("Deleters that are functions", func(t *testing.T) {
+		a := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "a", Help: "h"}, []string{"tenant"})
+		b := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "b", Help: "h"}, []string{"tenant"})
+		a.WithLabelValues("acme").Set(1)
+		b.WithLabelValues("acme").Set(1)
+		s := registry.NewScope(nil)
+		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, deleterFunc(a.DeletePartialMatch))
+		s.DeleteOnClose(prometheus.Labels{"tenant": "acme"}, deleterFunc(b.DeletePartialMatch))
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(a, b)
+		promtest.Expose(t, reg)
+	})
+
 	// Vectors of two types at one address, a struct and its first field,
 	// are two vectors: the second call is no call made again.
 	t.Run("vectors at one address", func(t *testing.T) {
@@ -258,3 +276,8 @@ func (c counting) DeletePartialMatch(prometheus.Labels) int {
 	*c.calls++
 	return 0
 }
+
+// deleterFunc is a function that is a Deleter.
+type deleterFunc func(prometheus.Labels) int
+
+func (f deleterFunc) DeletePartialMatch(labels prometheus.Labels) int { return f(labels) }

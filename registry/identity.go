@@ -185,7 +185,7 @@ func (w *walk) same(a, b reflect.Value) bool {
 	}
 	switch a.Kind() {
 	case reflect.Func:
-		if w.noFuncs && !(a.IsNil() && b.IsNil()) {
+		if w.noFuncs && (!a.IsNil() || !b.IsNil()) {
 			return false
 		}
 		return a.Pointer() == b.Pointer()

@@ -147,21 +147,12 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 	return false
 }
 
-// collects reports whether collecting c, of kind k, would collect a scope
-// of rt's tree, or what its hub collects: a scope of another tree that
-// holds one of rt's, say. Only a collector of promscope's, or one of
-// client_golang's wrappers, can lead there.
-func (rt *root) collects(c prometheus.Collector, k kind) bool {
-	switch c.(type) {
-	case *Scope, *viewed, *handle:
-	default:
-		if k != ownWrapper {
-			return false
-		}
-	}
-	rc := newReach()
-	rc.add(c)
-	return rc.scopes[&rt.hub] || rc.handles[&rt.hub]
+// collects reports whether collecting c would collect a scope of rt's
+// tree, or what its hub collects: a scope of another tree that holds one
+// of rt's, say.
+func (rt *root) collects(c prometheus.Collector) bool {
+	rc := reachOf(c)
+	return rc != nil && (rc.scopes[&rt.hub] || rc.handles[&rt.hub])
 }
 
 // registersInto reports whether c is the Registerer that rt's tree
@@ -355,8 +346,20 @@ type reach struct {
 	seen    map[pointer]bool
 }
 
-func newReach() *reach {
-	return &reach{handles: map[*hub]bool{}, scopes: map[*hub]bool{}, seen: map[pointer]bool{}}
+// reachOf returns what collecting c leads to, or nil if c cannot lead to a
+// hub: only a collector of promscope's, or one of client_golang's wrappers,
+// can.
+func reachOf(c prometheus.Collector) *reach {
+	switch c.(type) {
+	case *Scope, *viewed, *handle:
+	default:
+		if !isWrapper(c) {
+			return nil
+		}
+	}
+	rc := &reach{handles: map[*hub]bool{}, scopes: map[*hub]bool{}, seen: map[pointer]bool{}}
+	rc.add(c)
+	return rc
 }
 
 // add adds what collecting c leads to.
@@ -477,14 +480,11 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 // tree x collects. Only what leads to some hub can, so what x collects is
 // looked at only then.
 func twice(c prometheus.Collector, x *handle) bool {
-	theirs := newReach()
-	theirs.add(c)
-	if theirs.empty() {
+	theirs := reachOf(c)
+	if theirs == nil || theirs.empty() {
 		return false
 	}
-	ours := newReach()
-	ours.add(x)
-	return theirs.meets(ours)
+	return theirs.meets(reachOf(x))
 }
 
 // register registers the hub's handle with reg if it is not yet, and

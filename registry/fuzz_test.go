@@ -905,14 +905,14 @@ func (m *model) same(r *mReg, o *object, chain []wrap) bool {
 // identity (rule 9). Unchecked collectors describe nothing, and invalid
 // descriptors have no identity (Words), so neither has twins.
 func (m *model) twins(r, t *mReg) bool {
-	return r != t && r.scope == t.scope && sameIdentityAs(r, t)
+	return r != t && r.scope == t.scope && m.sameIdentityAs(r, t)
 }
 
 // sameIdentityAs reports whether r and t are of the same collector, through
 // the same wrappers, with the same identity as the registry sees it
 // (rules 9 and 19).
-func sameIdentityAs(r, t *mReg) bool {
-	return r.pre != "" && r.key != "!" && sameObject(r.base, t.base) && chainsEqual(r.chain, t.chain) && r.key == t.key
+func (m *model) sameIdentityAs(r, t *mReg) bool {
+	return r.pre != "" && r.key != "!" && r.key == t.key && m.same(t, r.base, r.chain)
 }
 
 // regChain is what the registry holds for r when r's scope has no view: the
@@ -1337,11 +1337,8 @@ func (m *model) unregister(s *mScope, chain []wrap, o *object, fault promtest.Fa
 		// then they are the same collector to the scope behind (Words).
 		through = m.unregister(v.scope, v.chain, questionObject(r), promtest.Pass)
 	case v != nil && r.pre != "" && m.ask(v, r.ds).kind == aFree:
-		// The question took the free identity, and is taken back out,
-		// as in a Close (rule 11).
-		q := questionObject(r)
-		m.register(v.scope, v.chain, q, promtest.Pass, nil)
-		m.unregister(v.scope, v.chain, q, promtest.Pass)
+		// As in a Close (rule 11).
+		m.askFree(v, r)
 	}
 	// Rule 9: the scope forgets r and its twins, whatever the registry holds.
 	for _, t := range s.owns() {
@@ -1527,12 +1524,9 @@ func (m *model) takeBackVia(v *mVia, r *mReg, want *[]wantUE) {
 			*want = append(*want, wantUE{reg: r}) // the parent refused to let go
 		}
 	case a.kind == aFree:
-		// The question took the free identity, and is taken back out. A
-		// scope behind that does not let go of it (its parent keeps
-		// nothing) is reported.
-		q := questionObject(r)
-		m.register(v.scope, v.chain, q, promtest.Pass, nil)
-		switch m.unregister(v.scope, v.chain, q, promtest.Pass) {
+		// A scope behind that does not let go of the question (its
+		// parent keeps nothing) is reported.
+		switch m.askFree(v, r) {
 		case tTrue:
 			m.nobodys(r, want)
 		case tFalse:
@@ -1544,6 +1538,16 @@ func (m *model) takeBackVia(v *mVia, r *mReg, want *[]wantUE) {
 		// Somebody else's, or the parent failed the ownership check.
 		*want = append(*want, wantUE{reg: r})
 	}
+}
+
+// askFree is the question about r that a scope of a tree on the forwarder
+// v asks when nobody holds r's identity (rule 17): it takes the free
+// identity in the scope behind and is taken back out, with the result of
+// that Unregister.
+func (m *model) askFree(v *mVia, r *mReg) tri {
+	q := questionObject(r)
+	m.register(v.scope, v.chain, q, promtest.Pass, nil)
+	return m.unregister(v.scope, v.chain, q, promtest.Pass)
 }
 
 func (f closeFault) on(r *mReg) promtest.Fault {
@@ -1608,7 +1612,7 @@ func (m *model) scopeSeries(s *mScope) []mSeries {
 func (m *model) gathered(s *mScope) []*mReg {
 	var out []*mReg
 	for _, r := range s.owns() {
-		if slices.ContainsFunc(out, func(o *mReg) bool { return sameIdentityAs(o, r) }) {
+		if slices.ContainsFunc(out, func(o *mReg) bool { return m.sameIdentityAs(o, r) }) {
 			continue
 		}
 		out = append(out, r)

@@ -147,11 +147,11 @@ func (rt *root) holds(c prometheus.Collector, k kind) bool {
 	return false
 }
 
-// collects reports whether collecting c would collect a scope of rt's
-// tree, or what its hub collects: a scope of another tree that holds one
-// of rt's, say.
-func (rt *root) collects(c prometheus.Collector) bool {
-	rc := reachOf(c)
+// collects reports whether collecting c, of kind k, would collect a scope
+// of rt's tree, or what its hub collects: a scope of another tree that
+// holds one of rt's, say.
+func (rt *root) collects(c prometheus.Collector, k kind) bool {
+	rc := reachOf(c, k)
 	return rc != nil && (rc.scopes[&rt.hub] || rc.handles[&rt.hub])
 }
 
@@ -346,14 +346,14 @@ type reach struct {
 	seen    map[pointer]bool
 }
 
-// reachOf returns what collecting c leads to, or nil if c cannot lead to a
-// hub: only a collector of promscope's, or one of client_golang's wrappers,
-// can.
-func reachOf(c prometheus.Collector) *reach {
+// reachOf returns what collecting c, of kind k, leads to, or nil if c
+// cannot lead to a hub: only a collector of promscope's, or one of
+// client_golang's wrappers, can.
+func reachOf(c prometheus.Collector, k kind) *reach {
 	switch c.(type) {
 	case *Scope, *viewed, *handle:
 	default:
-		if !isWrapper(c) {
+		if k != ownWrapper {
 			return nil
 		}
 	}
@@ -480,11 +480,11 @@ func (h *hub) add(reg prometheus.Registerer, r *record) error {
 // tree x collects. Only what leads to some hub can, so what x collects is
 // looked at only then.
 func twice(c prometheus.Collector, x *handle) bool {
-	theirs := reachOf(c)
+	theirs := reachOf(c, kindOf(c))
 	if theirs == nil || theirs.empty() {
 		return false
 	}
-	return theirs.meets(reachOf(x))
+	return theirs.meets(reachOf(x, foreign))
 }
 
 // register registers the hub's handle with reg if it is not yet, and

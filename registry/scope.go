@@ -226,7 +226,7 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 	if n.root.holds(c, k) {
 		return nil, errors.New("registry: a scope cannot register a scope of its own tree, nor the Registerer the tree registers into: its registrations are collected already, and every scrape would collect them again, or without end")
 	}
-	if n.root.collects(c) {
+	if n.root.collects(c, k) {
 		return nil, errCollectsTree
 	}
 	if f := probed(c, r.descs, k == ownWrapper); f != nil {

@@ -403,6 +403,55 @@ func BenchmarkCloseScaling(b *testing.B) {
 	}
 }
 
+// BenchmarkSameNameScaling times, per collector, what a scope does with n
+// registrations of one metric name that differ only in their constant labels,
+// at n=100 and n=10,000: it must not grow with n. op=len is Len of a program
+// scope with n children, each with its own label and one gauge of the same
+// name, the README's usual shape; op=unregister is Unregister of each of n
+// gauges of one name, each with its own constant label, registered in one
+// scope with the timer stopped.
+func BenchmarkSameNameScaling(b *testing.B) {
+	for _, op := range []string{"len", "unregister"} {
+		for _, n := range []int{100, 10_000} {
+			b.Run(fmt.Sprintf("op=%s/n=%d", op, n), func(b *testing.B) {
+				gauges := make([]prometheus.Collector, n)
+				for i := range gauges {
+					opts := prometheus.GaugeOpts{Name: "cache_size", Help: "A gauge of the benchmarks."}
+					if op == "unregister" {
+						opts.ConstLabels = prometheus.Labels{"object": fmt.Sprint(i)}
+					}
+					gauges[i] = prometheus.NewGauge(opts)
+				}
+				reg := prometheus.NewRegistry()
+				program := registry.NewScope(reg)
+				if op == "len" {
+					for i, g := range gauges {
+						program.Child(registry.WithLabels(prometheus.Labels{"cluster": fmt.Sprint(i)})).MustRegister(g)
+					}
+				}
+				for b.Loop() {
+					if op == "len" {
+						if got := program.Len(); got != n {
+							b.Fatalf("Len is %d, want %d", got, n)
+						}
+						continue
+					}
+					b.StopTimer()
+					s := program.Child()
+					s.MustRegister(gauges...)
+					b.StartTimer()
+					for _, g := range gauges {
+						if !s.Unregister(g) {
+							b.Fatal("Unregister found nothing")
+						}
+					}
+				}
+				benchReportPerCollector(b, n)
+			})
+		}
+	}
+}
+
 // benchGather times a scrape of a registry holding 1,000 gauges, registered
 // through what through makes of the registry.
 func benchGather(b *testing.B, through func(reg *prometheus.Registry) prometheus.Registerer) {

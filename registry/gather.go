@@ -73,17 +73,17 @@ func (s *Scope) records() []*record {
 	}
 	rs := s.n.appendRecords(nil)
 	out := rs[:0]
-	byNames := map[string][]*record{}
+	byIdentity := map[string][]*record{}
 	for _, r := range rs {
 		if r.unchecked() {
 			out = append(out, r)
 			continue
 		}
 		key := identityKey(r.parentDescs())
-		if slices.ContainsFunc(byNames[key], r.twin) {
+		if slices.ContainsFunc(byIdentity[key], r.twin) {
 			continue
 		}
-		byNames[key] = append(byNames[key], r)
+		byIdentity[key] = append(byIdentity[key], r)
 		out = append(out, r)
 	}
 	return out

@@ -318,10 +318,19 @@ func pointerOf(v reflect.Value) (p pointer, ok bool) {
 	return pointer{addr: v.Pointer(), typ: reflect.ValueOf(v.Type()).Pointer()}, true
 }
 
-// identityKey returns the sorted, distinct metric names of ds, a necessary
-// condition for two collectors to be equal and the key of a scope's index.
+// identityKey returns the sorted, distinct identities of ds (see
+// describe.ID), a necessary condition for two collectors to be equal and the
+// key of a scope's index: records of one name that differ in their constant
+// labels, such as one gauge per cluster, each have a key of their own.
 func identityKey(ds []*prometheus.Desc) string {
-	return strings.Join(describe.Names(ds), "\n")
+	ids := make([]string, 0, len(ds))
+	for _, d := range ds {
+		if d != nil {
+			ids = append(ids, describe.ID(d))
+		}
+	}
+	slices.Sort(ids)
+	return strings.Join(slices.Compact(ids), "\n")
 }
 
 // sameIdentity reports whether collectors describing a and b are the same

@@ -1,0 +1,53 @@
+package describe_test
+
+import (
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/promscope/promscope/internal/describe"
+)
+
+// descs is a collector describing what it holds.
+type descs []*prometheus.Desc
+
+func (ds descs) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range ds {
+		ch <- d
+	}
+}
+
+func (descs) Collect(chan<- prometheus.Metric) {}
+
+// TestID checks ID against client_golang's own verdict: two valid
+// descriptors have one ID exactly when a registry holding one of them
+// unregisters it for the other. The descriptors differ in every part of a
+// descriptor, with values that look like the text around them in
+// Desc.String.
+func TestID(t *testing.T) {
+	var all []*prometheus.Desc
+	for _, name := range []string{"a", "b_total"} {
+		for _, help := range []string{"h", `a help, constLabels: {x="1"}`} {
+			for _, consts := range []prometheus.Labels{
+				nil, {"x": "1"}, {"y": "1"}, {"x": "2"}, {"x": `1"}, y: "2`},
+				{"x": "1", "y": "2"}, {"x": "2", "y": "1"}, {"w": "1", "x": "2"},
+			} {
+				for _, vars := range [][]string{nil, {"v"}} {
+					all = append(all, prometheus.NewDesc(name, help, vars, consts))
+				}
+			}
+		}
+	}
+	for _, a := range all {
+		for _, b := range all {
+			reg := prometheus.NewRegistry()
+			if err := reg.Register(descs{a}); err != nil {
+				t.Fatalf("%v: %v", a, err)
+			}
+			same := reg.Unregister(descs{b})
+			if got := describe.ID(a) == describe.ID(b); got != same {
+				t.Errorf("ID(%v) == ID(%v) is %t; the registry says %t", a, b, got, same)
+			}
+		}
+	}
+}

@@ -49,9 +49,8 @@ func (l Leak) String() string {
 
 // Close closes the leaked scope, as [Scope.Close] would have, and returns
 // its error: the one way to take back what a scope registered once nobody
-// holds it. A report may call it, for example in a goroutine of its own
-// when the parent may block; a leaked scope nested in an open one is also
-// closed when that one is. Close on a Leak that no report gave returns nil.
+// holds it. A report may call it; a leaked scope nested in an open one is
+// also closed when that one is. Close on a Leak that no report gave returns nil.
 func (l Leak) Close() error {
 	if l.n == nil {
 		return nil
@@ -61,8 +60,16 @@ func (l Leak) Close() error {
 	return err
 }
 
-// reportLeak is the cleanup of a watched scope (see NewScope): its handle
-// is garbage. A scope whose Close, or that of a scope it is nested in, has
+// dropped is the cleanup of a watched scope (see NewScope): its handle is
+// garbage. It hands the scope to reportLeak on a goroutine of its own, since
+// deciding a leak collects the scope's unchecked collectors and vectors,
+// closing an idle scope calls the parent, and the report is the user's: any
+// of them may block, and a blocked cleanup would hold up the cleanups of the
+// whole program.
+func dropped(n *node) { go reportLeak(n) }
+
+// reportLeak decides what to do with a watched scope whose handle is
+// garbage. A scope whose Close, or that of a scope it is nested in, has
 // begun is not reported, nor is one nested in a scope reported already,
 // whose Leak takes it back too, nor one that holds nothing that no report
 // named. A scope that is not reported is closed if it holds nothing at all
@@ -90,8 +97,8 @@ func reportLeak(n *node) {
 //
 // Closing an outermost scope unregisters its collector of unchecked ones
 // from the parent, if it has one, last. A parent that panics there would
-// end the program from the runtime's goroutine, or come out of the Close of
-// a scope nested in it, with nobody to hand the panic to: it is dropped.
+// end the program from a goroutine of reportLeak's, or come out of the Close
+// of a scope nested in it, with nobody to hand the panic to: it is dropped.
 func closeDropped(n *node) {
 	defer func() { _ = recover() }()
 	for ; n != nil && n.dropped.Load() && !n.stopped(); n = n.up {

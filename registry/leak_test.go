@@ -372,6 +372,49 @@ func TestLeakReport(t *testing.T) {
 		}
 	})
 
+	// A scope dropped with a collector whose Collect blocks (an exporter
+	// waiting on its backend) holds up no other runtime cleanup of the
+	// program while its leak is decided, and is reported once Collect
+	// returns.
+	t.Run("a blocking Collect", func(t *testing.T) {
+		ch := make(leaks, 1)
+		reg := prometheus.NewPedanticRegistry()
+		release := make(chan struct{})
+		func() {
+			s := registry.NewScope(reg, registry.WithName("exporter"), registry.WithLeakReport(ch.report))
+			s.MustRegister(blocking(release))
+		}()
+		runtime.GC() // the scope's cleanup is queued, and blocks
+		other := make(chan struct{})
+		func() {
+			x := new([64]byte)
+			runtime.AddCleanup(x, func(c chan struct{}) { close(c) }, other)
+		}()
+		ran := false
+		for range 200 {
+			runtime.GC()
+			select {
+			case <-other:
+				ran = true
+			case <-time.After(5 * time.Millisecond):
+			}
+			if ran {
+				break
+			}
+		}
+		close(release)
+		if !ran {
+			t.Error("another cleanup of the program did not run while the leak was decided")
+		}
+		got := ch.wait(1, 500)
+		if len(got) != 1 || got[0].Scope != "exporter" || !slices.Equal(got[0].Metrics, []string{"1 unchecked collector"}) {
+			t.Fatalf("reported %+v, want exporter with 1 unchecked collector", got)
+		}
+		if err := got[0].Close(); err != nil {
+			t.Error(err)
+		}
+	})
+
 	// A Scope copied into a component's struct, as a value, is not
 	// dropped while the copy is in use, though the pointer NewScope
 	// returned is gone: it is reported when the copy is dropped too.
@@ -396,6 +439,13 @@ func TestLeakReport(t *testing.T) {
 		registrytest.VerifyNone(t, reg)
 	})
 }
+
+// blocking is an unchecked collector whose Collect waits until the channel
+// is closed, and then collects nothing.
+type blocking chan struct{}
+
+func (blocking) Describe(chan<- *prometheus.Desc) {}
+func (b blocking) Collect(chan<- prometheus.Metric) { <-b }
 
 // arriving is a vector on which a series with labels arrives just after its
 // first Collect, which collects nothing: another component's, right after a

@@ -74,10 +74,11 @@ func WithName(name string) Option {
 // every copy of it, are unreachable while the scope, or a scope nested in
 // it, still owns registrations, or has a [Scope.DeleteOnClose] pending whose
 // vectors still hold series with its labels, report is called once, with
-// what it left behind (see [Leak]). It is called from a runtime cleanup, on
-// a goroutine of the runtime's, possibly with other reports at the same
-// time: guard what it shares with the program. report must not block, and
-// must not refer to the scope.
+// what it left behind (see [Leak]). It is called on a goroutine of its
+// own, which a runtime cleanup starts, possibly with other reports at the
+// same time: guard what it shares with the program. It may block, and call
+// [Leak.Close], without holding up the program's other cleanups; it must
+// not refer to the scope.
 //
 // A nested scope is reported whether or not the scope around it is still
 // open; the outer scope still closes it. Each leaked metric is named once: a

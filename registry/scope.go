@@ -121,7 +121,7 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	}
 	if watched {
 		s.watch = &watch{}
-		s.watch.cleanup = runtime.AddCleanup(s.watch, reportLeak, n)
+		s.watch.cleanup = runtime.AddCleanup(s.watch, dropped, n)
 	}
 	if up != nil {
 		up.adopt(n)

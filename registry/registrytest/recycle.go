@@ -122,7 +122,7 @@ func settled(scope *registry.Scope, p page) page {
 			return p
 		}
 		runtime.GC()
-		time.Sleep(time.Millisecond) // the cleanups run on a goroutine of the runtime's
+		time.Sleep(time.Millisecond) // the cleanups start goroutines that close the scopes
 		p = tree(scope)
 	}
 	return p

@@ -39,13 +39,15 @@ type TestingT interface {
 // followed by "*" ("go_*" leaves out the Go runtime metrics).
 //
 // A registry that other code fills as the program starts is not empty when a
-// test begins: controller-runtime's metrics.Registry holds client-go's
-// (rest_client_*), leader election's (leader_election_*) and, once its
-// metrics server package is imported, the certificate watcher's
-// (certwatcher_*) metrics, some of them vectors with no series. Make the
-// component's scope in a scope of the test's own on such a registry, keep
-// that one open, and verify it rather than the registry; or ignore those
-// names. A closed scope owns nothing, so verifying one proves nothing.
+// test begins. controller-runtime's metrics.Registry, once its packages are
+// imported, holds client-go's (rest_client_*), leader election's
+// (leader_election_*), the work queues' (workqueue_*), its own controllers',
+// clients' and webhooks' (controller_runtime_*), the certificate watcher's
+// (certwatcher_*), and the Go runtime's and the process's (go_*, process_*)
+// metrics, many of them vectors with no series. Make the component's scope
+// in a scope of the test's own on such a registry, keep that one open, and
+// verify it rather than the registry; or ignore those names. A closed scope
+// owns nothing, so verifying one proves nothing.
 //
 // VerifyNone panics if g is nil or a nil pointer, which would prove
 // nothing.

@@ -137,7 +137,11 @@
 // Likewise, a branch taken where a value that holds what was registered is
 // nil (if c != nil { reg.Unregister(c) }) is not taken after the
 // registration: a registered collector is not nil, and a callee that handed
-// back nil handed back nothing to undo. A Register call whose error is
+// back nil handed back nothing to undo. Nor is one taken where the
+// registerer is nil that the registering call itself went through (if reg
+// != nil { reg.Unregister(c) } after promauto.With(reg), which is the
+// suggested fix there): through a nil registerer, promauto.With and
+// client_golang's wrappers register nowhere. A Register call whose error is
 // tested for prometheus.AlreadyRegisteredError (by a type assertion,
 // errors.As or errors.AsType) is idempotent by design, and not tracked at
 // all.

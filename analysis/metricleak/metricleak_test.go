@@ -2,6 +2,9 @@ package metricleak_test
 
 import (
 	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,6 +128,72 @@ func checkRelated(t *testing.T, results []*analysistest.Result) {
 			}
 		}
 	}
+}
+
+// TestFixesAreFinal analyses each package again after its suggested fixes,
+// as its .golden files hold it: no function that had a fix is reported any
+// more, so that -fix run a second time changes nothing.
+func TestFixesAreFinal(t *testing.T) {
+	goldens, err := filepath.Glob(filepath.Join(analysistest.TestData(), "src", "*", "*.go.golden"))
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no .golden files (%v)", err)
+	}
+	pkgs := map[string]bool{}
+	for _, g := range goldens {
+		pkgs[filepath.Base(filepath.Dir(g))] = true
+	}
+	for pkg := range pkgs {
+		t.Run(pkg, func(t *testing.T) {
+			t.Parallel()
+			var rec recorder // the want comments are checked by TestAnalyzer
+			fixed := map[string]bool{}
+			for _, r := range analysistest.Run(&rec, analysistest.TestData(), metricleak.Analyzer, pkg) {
+				for _, d := range r.Diagnostics {
+					if len(d.SuggestedFixes) > 0 {
+						fixed[enclosing(r, d.Pos)] = true
+					}
+				}
+			}
+			if len(fixed) == 0 {
+				t.Fatal("no report has a fix")
+			}
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(analysistest.TestData())); err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range goldens {
+				if filepath.Base(filepath.Dir(g)) != pkg {
+					continue
+				}
+				src, err := os.ReadFile(g)
+				if err == nil {
+					err = os.WriteFile(filepath.Join(dir, "src", pkg, strings.TrimSuffix(filepath.Base(g), ".golden")), src, 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, r := range analysistest.Run(&rec, dir, metricleak.Analyzer, pkg) {
+				for _, d := range r.Diagnostics {
+					if fn := enclosing(r, d.Pos); fixed[fn] {
+						t.Errorf("%s: %s is reported after its fix: %s", r.Action.Package.Fset.Position(d.Pos), fn, d.Message)
+					}
+				}
+			}
+		})
+	}
+}
+
+// enclosing names the function declaration of r's package that holds pos.
+func enclosing(r *analysistest.Result, pos token.Pos) string {
+	for _, f := range r.Action.Package.Syntax {
+		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Pos() <= pos && pos < fd.End() {
+				return fd.Name.Name
+			}
+		}
+	}
+	return ""
 }
 
 // TestPanic checks that a panic while analysing one function is reported

@@ -53,8 +53,8 @@ func coveredBefore(r *registration, eff map[ssa.Instruction]effect, kinds ...eff
 // after). With failing set, only a path on which the target may return an
 // error counts: not one where it returns the error of r's call, which is
 // nil if anything was registered. A branch that cannot be taken, because
-// it tests an error known to be nil, or tests for nil a value that holds
-// what was registered (if c != nil { reg.Unregister(c) }), is no path
+// it tests an error known to be nil, or tests for nil a value known not
+// to be nil where the registration was made (see notNil), is no path
 // either.
 func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, cut func(ssa.Instruction) bool) bool {
 	type state struct {
@@ -77,7 +77,7 @@ func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, cut
 				errs = nil
 			}
 		}
-		for _, succ := range c.successors(b, errs, r.holds) {
+		for _, succ := range c.successors(b, errs, r.notNil) {
 			next := carried(b, succ, errs)
 			s := state{succ, again, phiNames(next)}
 			if !seen[s] {
@@ -141,9 +141,9 @@ func phiNames(vs []ssa.Value) string {
 // an error against nil, and the error is known to be nil, only the branch
 // where it is nil is taken; so too when the error is one of errs, which
 // hold the error of a registering call on a path that has not passed the
-// call again. When b tests a value for which registered is true, what was
-// registered, against nil, only the branch where it is not nil is taken.
-func (c *checker) successors(b *ssa.BasicBlock, errs []ssa.Value, registered func(ssa.Value) bool) []*ssa.BasicBlock {
+// call again. When b tests against nil a value for which notNil is true,
+// only the branch where it is not nil is taken.
+func (c *checker) successors(b *ssa.BasicBlock, errs []ssa.Value, notNil func(ssa.Value) bool) []*ssa.BasicBlock {
 	if len(b.Succs) != 2 || len(b.Instrs) == 0 {
 		return b.Succs
 	}
@@ -162,7 +162,7 @@ func (c *checker) successors(b *ssa.BasicBlock, errs []ssa.Value, registered fun
 	if !isNil(y) {
 		return b.Succs
 	}
-	if registered(x) {
+	if notNil(x) {
 		if cmp.Op == token.EQL {
 			return b.Succs[1:] // if c == nil: the false branch
 		}

@@ -235,6 +235,22 @@ func (r *registration) holds(v ssa.Value) bool {
 	return false
 }
 
+// notNil reports whether v is known not to be nil where r was made: a value
+// r registered or handed back (see holds), or the registerer r went
+// through itself, behind client_golang's wrappers alone, when r is the
+// registering call itself. Through a nil registerer promauto.With and
+// client_golang's wrappers register nowhere, and a method called on a nil
+// interface panics; so if reg != nil { reg.Unregister(c) }, the undo that
+// -fix writes for promauto.With(reg), is no path around the undo. A
+// callee's fact says nothing of what the callee does with a nil
+// registerer (it may register into the default one instead).
+func (r *registration) notNil(v ssa.Value) bool {
+	if r.holds(v) {
+		return true
+	}
+	return r.via == nil && !r.opaque && r.registerer != nil && strip(v) == strip(r.registerer)
+}
+
 // addCollectors makes the registered collectors seeds and names them: an
 // element of an array or slice literal, as a loop over one registers it, by
 // the names of all the literal's elements.

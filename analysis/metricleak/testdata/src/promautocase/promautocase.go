@@ -50,6 +50,36 @@ func WithRegisterer(reg prometheus.Registerer, listen func() error) (prometheus.
 	return g, nil
 }
 
+// WithRegistererUndone is WithRegisterer with its suggested fix: where
+// the gauge was registered, reg is not nil.
+func WithRegistererUndone(reg prometheus.Registerer, listen func() error) (prometheus.Gauge, error) { // want WithRegistererUndone:"^registers"
+	g := promauto.With(prometheus.WrapRegistererWithPrefix("a_", reg)).NewGauge(prometheus.GaugeOpts{Name: "up"})
+	if err := listen(); err != nil {
+		if reg != nil {
+			reg.Unregister(g)
+		}
+		return nil, err
+	}
+	return g, nil
+}
+
+// WithFallback registers into the default registerer where reg is nil:
+// testing reg is no test of where the gauge went.
+func WithFallback(reg prometheus.Registerer, listen func() error) (prometheus.Gauge, error) { // want WithFallback:"^registers"
+	r := reg
+	if r == nil {
+		r = prometheus.DefaultRegisterer
+	}
+	g := promauto.With(r).NewGauge(prometheus.GaugeOpts{Name: "up"})
+	if err := listen(); err != nil {
+		if reg != nil {
+			reg.Unregister(g)
+		}
+		return nil, err // want `^up registered at promautocase\.go:\d+ stays`
+	}
+	return g, nil
+}
+
 func WithNil(listen func() error) (prometheus.Gauge, error) {
 	g := promauto.With(nil).NewGauge(prometheus.GaugeOpts{Name: "up"})
 	if err := listen(); err != nil {

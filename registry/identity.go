@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -318,19 +319,30 @@ func pointerOf(v reflect.Value) (p pointer, ok bool) {
 	return pointer{addr: v.Pointer(), typ: reflect.ValueOf(v.Type()).Pointer()}, true
 }
 
-// identityKey returns the sorted, distinct identities of ds (see
-// describe.ID), a necessary condition for two collectors to be equal and the
-// key of a scope's index: records of one name that differ in their constant
-// labels, such as one gauge per cluster, each have a key of their own.
+// identityKey returns a key of ds's identity to client_golang, a necessary
+// condition for two collectors to be equal and the key of a scope's index:
+// the descriptors' IDs combined as a registry combines them (see
+// describe.ID), or, should client_golang not keep them where ID reads them,
+// their metric names. Records of one name that differ in their constant
+// label values, such as one gauge per cluster, each have a key of their own.
 func identityKey(ds []*prometheus.Desc) string {
-	ids := make([]string, 0, len(ds))
+	ids := make([]uint64, 0, len(ds))
 	for _, d := range ds {
-		if d != nil {
-			ids = append(ids, describe.ID(d))
+		if d == nil {
+			continue // a broken collector's; its registration fails
 		}
+		id, ok := describe.ID(d)
+		if !ok {
+			return strings.Join(describe.Names(ds), "\n")
+		}
+		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	return strings.Join(slices.Compact(ids), "\n")
+	var xor uint64
+	for _, id := range slices.Compact(ids) {
+		xor ^= id
+	}
+	return strconv.FormatUint(xor, 16)
 }
 
 // sameIdentity reports whether collectors describing a and b are the same

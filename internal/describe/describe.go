@@ -5,6 +5,7 @@
 package describe
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,62 +60,18 @@ func Name(d *prometheus.Desc) string {
 	return s
 }
 
-// ID returns a key for d's identity to client_golang: its fully-qualified
-// name and its constant label values, in the order of their names, which is
-// what a prometheus.Registry tells descriptors apart by; help strings,
-// units, variable labels and the constant labels' names do not change it.
-// Like Name it reads d.String, taking each field as written there (a quoted
-// string, or a list in braces) so that no help text is taken for a field; if
-// that format ever changes, it returns Name(d), a coarser key that still
-// never tells two descriptors of one identity apart.
-func ID(d *prometheus.Desc) string {
-	if id, ok := idOf(d.String()); ok {
-		return id
+// ID returns d's identity to client_golang, the hash of its fully-qualified
+// name and its constant label values by which a prometheus.Registry tells
+// descriptors apart (help strings, units, variable labels and the constant
+// labels' names do not change it). client_golang keeps it in an unexported
+// field, which package reflect reads; ok is false if a release of
+// client_golang ever keeps it otherwise.
+func ID(d *prometheus.Desc) (id uint64, ok bool) {
+	f := reflect.ValueOf(d).Elem().FieldByName("id")
+	if !f.IsValid() || f.Kind() != reflect.Uint64 {
+		return 0, false
 	}
-	return Name(d)
-}
-
-// idOf reads the identity out of s, the String of a descriptor; ok is false
-// if s is not in the format ID expects.
-func idOf(s string) (id string, ok bool) {
-	rest, ok := strings.CutPrefix(s, `Desc{fqName: `)
-	name, err := strconv.QuotedPrefix(rest)
-	if !ok || err != nil {
-		return "", false
-	}
-	id, rest = name, rest[len(name):]
-	for {
-		var field string
-		if field, rest, ok = strings.Cut(strings.TrimPrefix(rest, ", "), ": "); !ok {
-			return "", false
-		}
-		if field == "constLabels" {
-			break
-		}
-		q, err := strconv.QuotedPrefix(rest) // help, unit
-		if err != nil {
-			return "", false
-		}
-		rest = rest[len(q):]
-	}
-	// {name="value",name="value"}: the values are quoted, and the names
-	// are label names, with no "=" in them, or the descriptor is invalid
-	// and has no identity anyway.
-	if rest, ok = strings.CutPrefix(rest, "{"); !ok {
-		return "", false
-	}
-	for !strings.HasPrefix(rest, "}") {
-		if _, rest, ok = strings.Cut(rest, "="); !ok {
-			return "", false
-		}
-		q, err := strconv.QuotedPrefix(rest)
-		if err != nil {
-			return "", false
-		}
-		id += q
-		rest = strings.TrimPrefix(rest[len(q):], ",")
-	}
-	return id, true
+	return f.Uint(), true
 }
 
 // Names returns the sorted, de-duplicated metric names of descs, skipping

@@ -22,7 +22,7 @@ func (descs) Collect(chan<- prometheus.Metric) {}
 // TestID checks ID against client_golang's own verdict: two valid
 // descriptors have one ID exactly when a registry holding one of them
 // unregisters it for the other. The descriptors differ in every part of a
-// descriptor, with values that look like the text around them in
+// descriptor, with names and values that look like the text around them in
 // Desc.String.
 func TestID(t *testing.T) {
 	var all []*prometheus.Desc
@@ -31,6 +31,7 @@ func TestID(t *testing.T) {
 			for _, consts := range []prometheus.Labels{
 				nil, {"x": "1"}, {"y": "1"}, {"x": "2"}, {"x": `1"}, y: "2`},
 				{"x": "1", "y": "2"}, {"x": "2", "y": "1"}, {"w": "1", "x": "2"},
+				{`x=""`: "1"}, {`x="1",y`: "2"},
 			} {
 				for _, vars := range [][]string{nil, {"v"}} {
 					all = append(all, prometheus.NewDesc(name, help, vars, consts))
@@ -45,7 +46,12 @@ func TestID(t *testing.T) {
 				t.Fatalf("%v: %v", a, err)
 			}
 			same := reg.Unregister(descs{b})
-			if got := describe.ID(a) == describe.ID(b); got != same {
+			ida, oka := describe.ID(a)
+			idb, okb := describe.ID(b)
+			if !oka || !okb {
+				t.Fatalf("ID(%v) or ID(%v) found no ID", a, b)
+			}
+			if got := ida == idb; got != same {
 				t.Errorf("ID(%v) == ID(%v) is %t; the registry says %t", a, b, got, same)
 			}
 		}

@@ -587,6 +587,20 @@ func TestClose(t *testing.T) {
 		}
 	})
 
+	// A parent built on MustRegister answers Close's question by
+	// panicking with the AlreadyRegisteredError: Close takes that as
+	// the answer, and everything back, labelled or not.
+	t.Run("parent built on MustRegister", func(t *testing.T) {
+		p := promtest.NewParent(func(promtest.Call) promtest.Fault { return promtest.Must })
+		scope := registry.NewScope(p, registry.WithName("s"))
+		scope.MustRegister(promtest.Gauge("jobs", 1), promtest.CounterVec("requests_total", "code"))
+		scope.Child(registry.WithLabels(prometheus.Labels{"shard": "a"})).MustRegister(promtest.Gauge("workers", 2))
+		if err := scope.Close(); err != nil {
+			t.Fatalf("Close = %v", err)
+		}
+		registrytest.VerifyNone(t, p.Reg)
+	})
+
 	// A Close slow in the parent holds no lock that siblings, the scope
 	// around it, or a scrape need; the outer scope's Close waits for it.
 	t.Run("blocked in the parent", func(t *testing.T) {

@@ -161,7 +161,7 @@ const (
 	fault2      // Register: Claim; Unregister, Close: LieKept
 	fault3      // Register: ClaimNobody; Unregister, Close: LieRemoved
 	fault4      // Register: PanicAfter; Unregister, Close: Panicking
-	fault5      // Unregister: PanicAfter; Close: Fail, of the question's Register
+	fault5      // Register: Must; Unregister: PanicAfter; Close: Fail, of the question's Register
 	fault6      // Close: Claim, of the question's Register
 	fault7      // Close: ClaimNobody, of the question's Register
 	nFaults = 8 // 5 to 7: no fault, but where said
@@ -2164,11 +2164,16 @@ func (w *world) registerFault(s *mScope, ch []wrap, o *object, b int) (promtest.
 	// later registration of their names to their label names and help
 	// (client_golang's rule, which the model does not keep). TestClose
 	// has that parent.
-	f := []promtest.Fault{promtest.Pass, promtest.Fail, promtest.Claim, promtest.ClaimNobody, promtest.PanicAfter}
-	if b%nFaults < len(f) {
-		return f[b%nFaults], descNames(ds)
+	// A parent built on MustRegister (Must) panics with the registry's
+	// refusal; the scope takes an AlreadyRegisteredError so thrown as
+	// its answer. Any other refusal's panic goes on before the scope
+	// knows what the registry saw, as above: Must is built only where
+	// the registry would accept, or answer that the identity is held.
+	f := []promtest.Fault{promtest.Pass, promtest.Fail, promtest.Claim, promtest.ClaimNobody, promtest.PanicAfter, promtest.Must}
+	if b%nFaults >= len(f) || f[b%nFaults] == promtest.Must && s.tree.reg.decideOnly(ds) == vRefused {
+		return promtest.Pass, nil
 	}
-	return promtest.Pass, nil
+	return f[b%nFaults], descNames(ds)
 }
 
 func (w *world) register(in *input) {
@@ -2656,7 +2661,7 @@ func describesNothing(t *mScope) bool {
 }
 
 func faultName(f promtest.Fault) string {
-	return [...]string{"Pass", "Fail", "Claim", "ClaimNobody", "Refuse", "LieKept", "LieRemoved", "Block", "BlockAfter", "Panicking", "PanicAfter"}[f]
+	return [...]string{"Pass", "Fail", "Claim", "ClaimNobody", "Refuse", "LieKept", "LieRemoved", "Block", "BlockAfter", "Panicking", "PanicAfter", "Must"}[f]
 }
 
 // ---- checks ----
@@ -3879,6 +3884,23 @@ var seeds = []seed{
 			root(onParent, opts(0, lbl(0, 0))),
 			register(0, none, cH0a, modeRegister, noFault),
 			closeScope(0, fault4, 0),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "a parent built on MustRegister",
+		// s0 and s1 on the faulty parent; s0 registers g0a. The parent
+		// answers s1's Register of g0b, and then its MustRegister, by
+		// panicking with the registry's AlreadyRegisteredError, as a
+		// Registerer built on MustRegister does: Register returns it, and
+		// MustRegister panics naming s0 (rules 3, 4). s0's Close takes g0a
+		// back.
+		program: prog(
+			root(onParent, noOpts()),
+			register(0, none, cG0a, modeRegister, noFault),
+			root(onParent, noOpts()),
+			register(1, none, cG0b, modeRegister, fault5),
+			register(1, none, cG0b, modeMust, fault5),
 			closeScope(0, noFault, 0),
 		),
 	},

@@ -74,7 +74,7 @@ func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
 		if r.unchecked() {
 			err = rt.hub.add(rt.reg, r)
 		} else {
-			err = rt.reg.Register(r.held())
+			err = registerWith(rt.reg, r.held())
 		}
 		if err == nil {
 			return nil, nil
@@ -97,6 +97,25 @@ func (rt *root) add(r *record) (holder prometheus.Collector, err error) {
 	// What holds the identity is no collector of anybody's: a scope took
 	// it back and the parent would not let go.
 	return nil, renamed(err, nil, r.c)
+}
+
+// registerWith registers c with reg, a tree's parent, and returns its
+// answer. A parent built on MustRegister (a Registerer whose Register calls
+// a registry's MustRegister) answers that an identity is held by panicking
+// with the AlreadyRegisteredError: that is taken as its answer, as if it
+// had been returned, so that Close can ask such a parent who holds a
+// registration. Any other panic goes on.
+func registerWith(reg prometheus.Registerer, c prometheus.Collector) (answer error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err, _ := p.(error)
+			if _, held := asAlreadyRegistered(err); !held {
+				panic(p)
+			}
+			answer = err
+		}
+	}()
+	return reg.Register(c)
 }
 
 // registered returns what the user of one of rt's scopes registered for
@@ -241,7 +260,7 @@ func (rt *root) takeBack(r *record, p pass) (removed bool, err error) {
 		}
 	}()
 	q := newQuestion(r)
-	answer := rt.reg.Register(q)
+	answer := registerWith(rt.reg, q)
 	are, isARE := asAlreadyRegistered(answer)
 	switch {
 	case answer == nil, isARE && rt.strays.take(are.ExistingCollector):
@@ -504,7 +523,7 @@ func (h *hub) register(reg prometheus.Registerer) (x *handle, fresh bool, err er
 			made.hub.Store(nil)
 		}
 	}()
-	if err := reg.Register(made); err != nil {
+	if err := registerWith(reg, made); err != nil {
 		return nil, false, err
 	}
 	registered = true

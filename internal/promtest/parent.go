@@ -32,6 +32,7 @@ const (
 	BlockAfter               // pass the call on, then wait until Release to return
 	Panicking                // panic with ErrInjected, touching nothing
 	PanicAfter               // pass the call on, then panic with ErrInjected
+	Must                     // Register: pass the call on, and panic with its error, if any, as one built on MustRegister does
 )
 
 // A Call is one call that a Parent receives.
@@ -165,6 +166,10 @@ func (p *Parent) Register(c prometheus.Collector) error {
 		p.hold(call)
 	case PanicAfter:
 		panic(ErrInjected)
+	case Must:
+		if err != nil {
+			panic(err)
+		}
 	}
 	return err
 }

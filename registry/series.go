@@ -67,7 +67,10 @@ func sameVectors(a, b []Deleter) bool {
 
 // run deletes d's series, and returns a *DeleteError, for the scope whose
 // String is scope, for each vector that deleted none while it holds series
-// that carry d's labels.
+// that carry d's labels. Series found after a deletion of none may have
+// been written since (by a worker still running), so the vector is asked
+// to delete once more: only if it deletes none again do d's labels match
+// none of its variable labels.
 func (d *deletion) run(scope string) error {
 	var err error
 	for _, v := range d.vecs {
@@ -78,7 +81,7 @@ func (d *deletion) run(scope string) error {
 		for _, m := range d.carrying(v) {
 			left = append(left, m.String())
 		}
-		if len(left) > 0 {
+		if len(left) > 0 && v.DeletePartialMatch(d.labels) == 0 {
 			slices.Sort(left)
 			err = multierr.Append(err, &DeleteError{Scope: scope, Labels: maps.Clone(d.labels), Series: left})
 		}

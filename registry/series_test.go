@@ -137,6 +137,19 @@ func TestDeleteOnClose(t *testing.T) {
 		promtest.Expose(t, reg, append([]string{`env_total{path="/a",tenant="acme"} 1`, `requests_total{path="/a",tenant="acme"} 1`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)...)
 	})
 
+	// Series written again between a deletion of none and the look for
+	// what is left (a worker still running) are no labels that match
+	// nothing: the vector is asked once more, deletes them, and Close
+	// reports nothing.
+	t.Run("series written during Close", func(t *testing.T) {
+		vec := promtest.CounterVec("links_total", "link")
+		s := registry.NewScope(nil, registry.WithName("west"))
+		s.DeleteOnClose(prometheus.Labels{"link": "west"}, rewriting{vec})
+		if err := s.Close(); err != nil {
+			t.Errorf("Close = %v, want nil", err)
+		}
+	})
+
 	// A call with the same labels and vectors as one pending, in any
 	// order, adds nothing: a reconcile loop that calls DeleteOnClose on
 	// every pass leaves one call, which Close runs once, reporting what
@@ -281,3 +294,13 @@ func (c counting) DeletePartialMatch(prometheus.Labels) int {
 type deleterFunc func(prometheus.Labels) int
 
 func (f deleterFunc) DeletePartialMatch(labels prometheus.Labels) int { return f(labels) }
+
+// rewriting is a vector whose series link="west" a worker writes again just
+// after each DeletePartialMatch.
+type rewriting struct{ *prometheus.CounterVec }
+
+func (r rewriting) DeletePartialMatch(labels prometheus.Labels) int {
+	n := r.CounterVec.DeletePartialMatch(labels)
+	r.WithLabelValues("west").Inc()
+	return n
+}

@@ -444,7 +444,7 @@ func TestLeakReport(t *testing.T) {
 // is closed, and then collects nothing.
 type blocking chan struct{}
 
-func (blocking) Describe(chan<- *prometheus.Desc) {}
+func (blocking) Describe(chan<- *prometheus.Desc)   {}
 func (b blocking) Collect(chan<- prometheus.Metric) { <-b }
 
 // arriving is a vector on which a series with labels arrives just after its

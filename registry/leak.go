@@ -50,7 +50,8 @@ func (l Leak) String() string {
 // Close closes the leaked scope, as [Scope.Close] would have, and returns
 // its error: the one way to take back what a scope registered once nobody
 // holds it. A report may call it; a leaked scope nested in an open one is
-// also closed when that one is. Close on a Leak that no report gave returns nil.
+// also closed when that one is. Close on a Leak that no report gave returns
+// nil.
 func (l Leak) Close() error {
 	if l.n == nil {
 		return nil

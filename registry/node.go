@@ -151,24 +151,20 @@ func (n *node) unlink(it *item) {
 		return
 	}
 	if d, ok := it.of.(*deletion); ok {
-		if ds := slices.DeleteFunc(n.pending[d.key], func(p *deletion) bool { return p == d }); len(ds) > 0 {
-			n.pending[d.key] = ds
-		} else {
-			delete(n.pending, d.key)
-		}
+		dropFrom(n.pending, d.key, d)
 	}
-	r := it.record()
-	if r == nil {
-		return
+	if r := it.record(); r != nil && n.index != nil && !r.unchecked() {
+		dropFrom(n.index, identityKey(r.descs), r)
 	}
-	if n.index != nil && !r.unchecked() {
-		key := identityKey(r.descs)
-		rs := slices.DeleteFunc(n.index[key], func(x *record) bool { return x == r })
-		if len(rs) == 0 {
-			delete(n.index, key)
-		} else {
-			n.index[key] = rs
-		}
+}
+
+// dropFrom removes v from the list m holds under key, and the key once its
+// list is empty.
+func dropFrom[V comparable](m map[string][]V, key string, v V) {
+	if vs := slices.DeleteFunc(m[key], func(x V) bool { return x == v }); len(vs) > 0 {
+		m[key] = vs
+	} else {
+		delete(m, key)
 	}
 }
 

@@ -153,8 +153,9 @@ func (d *deletion) carrying(v Deleter) []series {
 // MustCurryWith makes a new one on every call: curry once, outside the
 // loop. A Deleter that is or holds a function (an adapter of the user's
 // own, say) is another vector on every call: closures of the same code
-// over other vectors cannot be told apart. On a scope whose Close, or that of a scope it is nested in, has
-// begun, DeleteOnClose deletes at once, and reports nothing. The labels and
+// over other vectors cannot be told apart. On a scope whose Close, or that
+// of a scope it is nested in, has begun, DeleteOnClose deletes at once, and
+// reports nothing. The labels and
 // vecs are copied. If a vector panics in Close, the panic goes on, and the
 // next Close carries on past the call.
 //

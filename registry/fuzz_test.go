@@ -164,7 +164,8 @@ const (
 	fault5      // Register: Must; Unregister: PanicAfter; Close: Fail, of the question's Register
 	fault6      // Close: Claim, of the question's Register
 	fault7      // Close: ClaimNobody, of the question's Register
-	nFaults = 8 // 5 to 7: no fault, but where said
+	fault8      // Close: Must, of the question's Register
+	nFaults = 9 // 5 to 8: no fault, but where said
 )
 
 // The collectors a program registers: indexes into world.pool, then a nil
@@ -1476,6 +1477,9 @@ func (m *model) takeBack(r *mReg, f closeFault, want *[]wantUE) (panics bool) {
 			// Removed, though the parent said it was not: either is right.
 			*want = append(*want, wantUE{reg: r, maybe: true})
 		default:
+			// No fault, or a parent built on MustRegister, which
+			// answers the question by panicking with the registry's
+			// AlreadyRegisteredError: an answer all the same (rule 2).
 			reg.remove(r.key)
 		}
 	case reg.held[r.key] != nil:
@@ -2334,12 +2338,12 @@ func (w *world) close(in *input) {
 	if names := w.closeFaults(s); len(names) > 0 {
 		// The first faults are of the Unregister Close makes, the
 		// others of the Register of its question.
-		kinds := []promtest.Fault{promtest.Pass, promtest.Refuse, promtest.LieKept, promtest.LieRemoved, promtest.Panicking, promtest.Fail, promtest.Claim, promtest.ClaimNobody}
+		kinds := []promtest.Fault{promtest.Pass, promtest.Refuse, promtest.LieKept, promtest.LieRemoved, promtest.Panicking, promtest.Fail, promtest.Claim, promtest.ClaimNobody, promtest.Must}
 		f = closeFault{kind: kinds[fb%nFaults], names: names[which%len(names)]}
 	}
 	switch f.kind {
 	case promtest.Pass:
-	case promtest.Fail, promtest.Claim, promtest.ClaimNobody:
+	case promtest.Fail, promtest.Claim, promtest.ClaimNobody, promtest.Must:
 		w.say("// the parent answers every Register of %q with %v", f.names, faultName(f.kind))
 		w.arm("register", strings.Split(f.names, ","), f.kind)
 	default:
@@ -3893,15 +3897,16 @@ var seeds = []seed{
 		// answers s1's Register of g0b, and then its MustRegister, by
 		// panicking with the registry's AlreadyRegisteredError, as a
 		// Registerer built on MustRegister does: Register returns it, and
-		// MustRegister panics naming s0 (rules 3, 4). s0's Close takes g0a
-		// back.
+		// MustRegister panics naming s0 (rules 3, 4). s0's Close asks the
+		// parent who holds g0's identity, and is answered with the same
+		// panic: that is the answer, and Close takes g0a back (rule 2).
 		program: prog(
 			root(onParent, noOpts()),
 			register(0, none, cG0a, modeRegister, noFault),
 			root(onParent, noOpts()),
 			register(1, none, cG0b, modeRegister, fault5),
 			register(1, none, cG0b, modeMust, fault5),
-			closeScope(0, noFault, 0),
+			closeScope(0, fault8, 0),
 		),
 	},
 	{

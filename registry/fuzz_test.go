@@ -185,6 +185,7 @@ const (
 	cK0             // *Gauge k0{l0="k"}, 11: carries a constant label
 	cOdd            // odd{o0, 12}: a value holding a function, a NaN and itself, new each time
 	cShift          // *shifty s0: describes what opShift last said (g0 at first), collects nothing
+	cOther          // *registry.Scope {l6="t"} of a tree of its own, holding a g1 of 14
 	nPool
 	cNil      = nPool     // a nil Collector
 	cTypedNil = nPool + 1 // a (*prometheus.CounterVec)(nil)
@@ -690,6 +691,19 @@ func (w *world) describe(o *object, names ...string) {
 	for _, n := range names {
 		o.descs = append(o.descs, mDesc{name: n, help: promtest.Help(n)})
 	}
+}
+
+// otherObject returns the pool's scope of a tree of its own, on a private
+// registry, with the label l6="t": a collector like any other, which
+// describes and collects the g1 it holds, with its label. Nothing registers
+// in it afterwards, so what it describes never changes.
+func otherObject() *object {
+	other := registry.NewScope(nil, registry.WithLabels(prometheus.Labels{"l6": "t"}))
+	other.MustRegister(promtest.Gauge("g1", 14))
+	o := gaugeObject(`other{l6="t"}`, nil, "g1", 14, map[string]string{"l6": "t"})
+	o.get = func() prometheus.Collector { return other }
+	o.same = func(c prometheus.Collector) bool { return c == prometheus.Collector(other) }
+	return o
 }
 
 // valueGauge is a collector of a comparable non-pointer type.
@@ -1782,6 +1796,7 @@ func (w *world) makePool() {
 		cK0:      gaugeObject("k0", k0, "k0", 11, map[string]string{"l0": "k"}),
 		cOdd:     oddObject(),
 		cShift:   w.shiftyObject(),
+		cOther:   otherObject(),
 	}
 
 	// The bystander: an outsider's gauge and shared vector on reg.
@@ -2555,8 +2570,9 @@ func (w *world) deleteOnClose(in *input) {
 // and 17 to a scope of a tree that s's tree registers into through
 // forwarders: that tree refuses it; and rule 1 to a scope of a tree that
 // registers into s's tree through a forwarder. (A scope of any other tree
-// is a collector whose Describe changes with what it owns, which the model
-// does not follow.)
+// of the program is a collector whose Describe changes with what it owns,
+// which the model does not follow; the pool's cOther is a scope of another
+// tree whose contents never change.)
 func (w *world) registerScope(in *input) {
 	s, ch, t := w.scope(in), chain(in), w.scope(in)
 	mode := in.n(nModes)
@@ -3907,6 +3923,23 @@ var seeds = []seed{
 			register(1, none, cG0b, modeRegister, fault5),
 			register(1, none, cG0b, modeMust, fault5),
 			closeScope(0, fault8, 0),
+		),
+	},
+	{
+		name: "a scope of another tree as a collector",
+		// other, a scope {l6="t"} of a tree of its own, holds a g1 of 14.
+		// s0 {l0="x"} registers it: the registry exposes
+		// g1{l0="x",l6="t"} 14. s0's g1a is refused, its label names
+		// differing from that g1's (rule 2). s1, nested in s0 with
+		// {l6="y"}, sets l6 again, and its registration of other is
+		// refused. s0's Close takes other back (rule 11).
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			register(0, none, cOther, modeRegister, noFault),
+			register(0, none, cG1a, modeRegister, noFault),
+			nest(0, byChild, opts(-1, lbl(6, 1))),
+			register(1, none, cOther, modeMust, noFault),
+			closeScope(0, noFault, 0),
 		),
 	},
 	{

@@ -501,6 +501,34 @@ func BenchmarkGatherLabelled(b *testing.B) {
 	})
 }
 
+// BenchmarkGatherManyDescs is BenchmarkGatherLabelled for one collector
+// that describes n metrics, at n=100 and n=10,000, and reports the time per
+// metric: it must not grow with n, and the scope must stay below raw.
+func BenchmarkGatherManyDescs(b *testing.B) {
+	labels := prometheus.Labels{"cluster": "east"}
+	for _, n := range []int{100, 10_000} {
+		for _, impl := range []string{"raw", "scope"} {
+			b.Run(fmt.Sprintf("n=%d/impl=%s", n, impl), func(b *testing.B) {
+				reg := prometheus.NewRegistry()
+				var r prometheus.Registerer = registry.NewScope(reg, registry.WithLabels(labels))
+				if impl == "raw" {
+					r = prometheus.WrapRegistererWith(labels, reg)
+				}
+				if err := r.Register(promtest.NewMany(n)); err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					mfs, err := reg.Gather()
+					if err != nil || len(mfs) != n {
+						b.Fatalf("gathered %d families (%v), want %d", len(mfs), err, n)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/metric")
+			})
+		}
+	}
+}
+
 // BenchmarkInc times Counter.Inc on a counter registered directly
 // (impl=raw) or through a labelled scope (impl=scope). The scope hands back
 // the user's own counter, so the two must not differ.

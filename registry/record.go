@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -133,8 +134,15 @@ type viewed struct {
 // it back.
 type bound struct {
 	r    *record
-	self scopedMetric // the user's collector as the parent sees it, if it is one of client_golang's own metrics
+	self scopedMetric             // the user's collector as the parent sees it, if it is one of client_golang's own metrics
+	at   map[*prometheus.Desc]int // where each of r.descs is first, if they are many (see manyDescs)
 }
+
+// manyDescs is how many descriptors a collector must describe for a scrape
+// through a view to find each metric's descriptor in a map rather than by
+// searching the list: more than a collector of one component's metrics,
+// few enough that no scrape searches far.
+const manyDescs = 32
 
 // newViewed returns the viewed collector for r in a scope with view v.
 func newViewed(r *record, v *view) *viewed {
@@ -145,6 +153,14 @@ func newViewed(r *record, v *view) *viewed {
 		// It collects itself, and only itself, so it is wrapped once
 		// for every scrape to come.
 		b.self = scopedMetric{Metric: m, desc: w.descs[0], view: v}
+	}
+	if len(r.descs) > manyDescs {
+		b.at = make(map[*prometheus.Desc]int, len(r.descs))
+		for i, d := range r.descs {
+			if _, ok := b.at[d]; !ok {
+				b.at[d] = i
+			}
+		}
 	}
 	w.live.Store(b)
 	return w
@@ -172,7 +188,7 @@ func (w *viewed) Collect(ch chan<- prometheus.Metric) {
 	case b.self.Metric != nil:
 		ch <- &b.self
 	default:
-		w.view.collect(b.r.c, b.r.descs, w.descs, ch)
+		w.view.collect(b, w.descs, ch)
 	}
 }
 
@@ -196,4 +212,16 @@ func (w *viewed) Unwrap() prometheus.Collector {
 		return c
 	}
 	return nil
+}
+
+// index returns where d is first among the descriptors b's collector
+// described at Register, or -1.
+func (b *bound) index(d *prometheus.Desc) int {
+	if b.at == nil {
+		return slices.Index(b.r.descs, d)
+	}
+	if i, ok := b.at[d]; ok {
+		return i
+	}
+	return -1
 }

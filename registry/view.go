@@ -84,21 +84,21 @@ func (v *view) wrapDescs(dst, ds []*prometheus.Desc) []*prometheus.Desc {
 	return dst
 }
 
-// collect collects user as the parent must see it: each metric with the
-// descriptor that wrapDescs made at Register from orig (descs, in the same
-// order), and the view's labels.
+// collect collects b's collector as the parent must see it: each metric
+// with the descriptor that wrapDescs made at Register from the record's
+// (descs, in the same order), and the view's labels.
 // A metric whose descriptor the collector did not describe (an unchecked
 // collector's, or one made anew in Collect) has its descriptor wrapped here,
 // all such metrics of one pass together.
-func (v *view) collect(user prometheus.Collector, orig, descs []*prometheus.Desc, ch chan<- prometheus.Metric) {
+func (v *view) collect(b *bound, descs []*prometheus.Desc, ch chan<- prometheus.Metric) {
 	in := make(chan prometheus.Metric, 16)
 	go func() {
 		defer close(in)
-		user.Collect(in)
+		b.r.c.Collect(in)
 	}()
 	var missed []prometheus.Metric
 	for m := range in {
-		if i := slices.Index(orig, m.Desc()); i >= 0 {
+		if i := b.index(m.Desc()); i >= 0 {
 			ch <- &scopedMetric{Metric: m, desc: descs[i], view: v}
 			continue
 		}

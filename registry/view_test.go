@@ -49,7 +49,9 @@ func TestView(t *testing.T) {
 	// A prefixed, labelled scope exposes every kind of collector exactly
 	// as client_golang's WrapRegistererWithPrefix over WrapRegistererWith
 	// does: its own labels in or out of order, descriptors made anew in
-	// Collect, unchecked collectors, metrics that fail to write.
+	// Collect, unchecked collectors, metrics that fail to write, a
+	// collector of more descriptors than a scrape searches for each
+	// metric's, one described twice.
 	labels := prometheus.Labels{"cluster": "east", "b": "x"}
 	for _, tt := range []struct {
 		name string
@@ -74,6 +76,7 @@ func TestView(t *testing.T) {
 		{name: "failing write", give: func() prometheus.Collector { return newUnsorted(errors.New("broken")) }},
 		{name: "descriptors made in Collect", give: func() prometheus.Collector { return fresh{} }},
 		{name: "unchecked", give: func() prometheus.Collector { return &promtest.Unchecked{Name: "u", Value: 5} }},
+		{name: "many descriptors", give: func() prometheus.Collector { return promtest.NewMany(100) }},
 	} {
 		t.Run("as client_golang: "+tt.name, func(t *testing.T) {
 			raw := prometheus.NewPedanticRegistry()

@@ -154,6 +154,35 @@ func (gs Gauges) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
+// Many is a checked collector of many metrics: it describes m0 to m<n-1>,
+// m0 twice, and collects them last first, each a constant gauge of its
+// number.
+type Many []*prometheus.Desc
+
+// NewMany returns a Many of n metrics.
+func NewMany(n int) Many {
+	m := make(Many, n)
+	for i := range m {
+		m[i] = prometheus.NewDesc(fmt.Sprintf("m%d", i), Help("m"), nil, nil)
+	}
+	return m
+}
+
+// Describe describes every metric, the first twice.
+func (m Many) Describe(ch chan<- *prometheus.Desc) {
+	ch <- m[0]
+	for _, d := range m {
+		ch <- d
+	}
+}
+
+// Collect collects every metric, last first.
+func (m Many) Collect(ch chan<- prometheus.Metric) {
+	for i, d := range slices.Backward(m) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(i))
+	}
+}
+
 // UnregisterErrors returns the Metrics of each *registry.UnregisterError
 // combined in err, in order, and the errors that are not one.
 func UnregisterErrors(err error) (metrics [][]string, others []error) {

@@ -422,6 +422,36 @@ func TestRegister(t *testing.T) {
 				t.Errorf("late %t: Gather = %v", late, err)
 			}
 		}
+		// One that owns a gauge describes what the program scope holds
+		// already: the registry refuses it as registered, and, through
+		// a label wrapper, for its new label names. Through a prefix
+		// wrapper the registry sees new names and accepts it: the gauge
+		// is exposed twice ("What is not promised").
+		for _, tt := range []struct {
+			through func(prometheus.Registerer) prometheus.Registerer
+			want    string // the refusal; "" for accepted
+			series  []string
+		}{
+			{func(r prometheus.Registerer) prometheus.Registerer { return r }, "duplicate metrics collector registration attempted", []string{`g{f="1"} 1`}},
+			{func(r prometheus.Registerer) prometheus.Registerer {
+				return prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, r)
+			}, "has different label names", []string{`g{f="1"} 1`}},
+			{func(r prometheus.Registerer) prometheus.Registerer {
+				return prometheus.WrapRegistererWithPrefix("w_", r)
+			}, "", []string{`g{f="1"} 1`, `w_g{f="1"} 1`}},
+		} {
+			reg := prometheus.NewPedanticRegistry()
+			program := registry.NewScope(reg)
+			forwarder := promtest.NewParent(nil)
+			forwarder.Next = program
+			fed := registry.NewScope(forwarder, registry.WithLabels(prometheus.Labels{"f": "1"}))
+			fed.MustRegister(promtest.Gauge("g", 1))
+			err := tt.through(program).Register(fed)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("a scope of checked collectors: Register = %v, want %q", err, tt.want)
+			}
+			promtest.Expose(t, reg, tt.series...)
+		}
 	})
 
 	// The registry a tree registers into, or a Registerer that

@@ -203,7 +203,9 @@ func (s *Scope) node(method string) *node {
 // Registerer of the user's own, which s cannot see through, it does so for
 // a c that describes nothing (a scope behind a Registerer of the user's own
 // that forwards to s, or a scope of a tree made on one); one that describes
-// something, the parent refuses itself. It panics on a zero Scope.
+// something, the parent refuses itself, unless client_golang's
+// WrapRegistererWithPrefix between c and s renames what c describes (see
+// "What is not promised" in docs/GUARANTEES.md). It panics on a zero Scope.
 func (s *Scope) Register(c prometheus.Collector) error {
 	_, err := s.register(c)
 	return err

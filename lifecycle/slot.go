@@ -104,8 +104,10 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 // instance with the BuildError. So errors.As(err, &buildErr) tells whether
 // anything is installed: if it finds a BuildError, the slot is empty;
 // otherwise a non-nil error means that the new value is installed, and only
-// closing the previous one failed. Once the slot is closed, Replace returns
-// [ErrClosed] and calls nothing.
+// closing the previous one failed. errors.Is and errors.As find everything
+// in the closing error but a BuildError in it (of a slot that the previous
+// instance's Close replaced in), so that a BuildError keeps that meaning.
+// Once the slot is closed, Replace returns [ErrClosed] and calls nothing.
 //
 // Concurrent Replace calls run one after another. So neither build nor the
 // instances' Close may call Replace or Close on the same slot: the call
@@ -158,7 +160,27 @@ func (s *Slot[T]) take() (closed bool, err error) {
 	if s.closed {
 		return true, nil
 	}
-	return false, s.takeLocked()
+	if err := s.takeLocked(); err != nil {
+		return false, &closeError{err}
+	}
+	return false, nil
+}
+
+// A closeError is the error of closing the previous instance, as Replace
+// returns it. errors.Is and errors.As see into it, except for a BuildError
+// (of a slot that the instance's Close replaced in, say), which would say
+// that this Replace installed nothing.
+type closeError struct{ err error }
+
+func (e *closeError) Error() string { return e.err.Error() }
+
+func (e *closeError) Is(target error) bool { return errors.Is(e.err, target) }
+
+func (e *closeError) As(target any) bool {
+	if _, ok := target.(**BuildError); ok {
+		return false
+	}
+	return errors.As(e.err, target)
 }
 
 // takeLocked closes and forgets the current instance: the value first, then

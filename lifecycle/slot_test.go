@@ -153,6 +153,16 @@ func TestSlotReplace(t *testing.T) {
 			want:     series(2),
 		},
 		{
+			// Closing the first instance replaces in a slot of its
+			// own, which fails: that BuildError is no sign of this
+			// Replace's build failing.
+			name:     "old Close with a BuildError",
+			oldErr:   &lifecycle.BuildError{Err: errClose},
+			wantErrs: []error{errClose},
+			wantKept: true,
+			want:     series(2),
+		},
+		{
 			name:     "parent fails a register",
 			script:   promtest.On("register", "jobs_total", 2, promtest.Fail), // 0: first build, 1: its release's probe
 			wantErrs: []error{promtest.ErrInjected},

@@ -31,7 +31,9 @@ type TestingT interface {
 // registry.Handler). An unchecked collector (one that describes nothing)
 // that collects nothing at the moment is seen only through a scope: a
 // scope that owns something and exposes nothing at all is reported with
-// the number of collectors it owns, whatever ignore says. When g is a
+// the number of collectors it owns, and one that owns unchecked collectors
+// and exposes only metrics that its checked collectors describe, with the
+// number of unchecked ones, whatever ignore says. When g is a
 // *registry.Scope, the message names it, and lists which of the scopes
 // nested in it own what.
 //
@@ -87,10 +89,11 @@ func serve(s *registry.Scope, target string) string {
 
 // A page is a scope as the JSON ownership page has it.
 type page struct {
-	State   string   `json:"state"`
-	Metrics []string `json:"metrics"`
-	Deletes []string `json:"deletes"`
-	Scopes  []page   `json:"scopes"`
+	State     string   `json:"state"`
+	Metrics   []string `json:"metrics"`
+	Unchecked int      `json:"unchecked"`
+	Deletes   []string `json:"deletes"`
+	Scopes    []page   `json:"scopes"`
 }
 
 // tree returns s as the JSON ownership page has it: a zero Scope, which the
@@ -118,6 +121,16 @@ func (p page) all(field func(page) []string) []string {
 }
 
 func metrics(p page) []string { return p.Metrics }
+
+// unchecked returns how many unchecked collectors p and the scopes nested
+// in it own.
+func (p page) unchecked() int {
+	n := p.Unchecked
+	for _, c := range p.Scopes {
+		n += c.unchecked()
+	}
+	return n
+}
 
 func deletes(p page) []string { return p.Deletes }
 
@@ -162,15 +175,27 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 	return strings.Join(parts, "; ")
 }
 
-// silent describes what s owns when it exposes nothing at all, such as
-// unchecked collectors that collect nothing at the moment, which no
-// registry can tell of; or returns "".
+// silent describes what s owns that exposes nothing at the moment, such as
+// unchecked collectors that collect nothing, which no registry can tell of:
+// everything s owns, if s exposes nothing at all; its unchecked collectors,
+// if it exposes only metrics that its checked collectors describe.
+// Otherwise it returns "".
 func silent(s *registry.Scope) string {
-	n := s.Len()
-	if mfs, _ := s.Gather(); n == 0 || len(mfs) > 0 {
-		return ""
+	mfs, _ := s.Gather()
+	if n := s.Len(); n > 0 && len(mfs) == 0 {
+		return describe.Count(n, "collector", "collectors") + " still registered, exposing nothing"
 	}
-	return describe.Count(n, "collector", "collectors") + " still registered, exposing nothing"
+	p := tree(s)
+	described := p.all(metrics)
+	for _, mf := range mfs {
+		if !slices.Contains(described, mf.GetName()) {
+			return "" // an unchecked collector exposes it
+		}
+	}
+	if n := p.unchecked(); n > 0 {
+		return describe.Count(n, "unchecked collector", "unchecked collectors") + " still registered, exposing nothing"
+	}
+	return ""
 }
 
 // unclosed describes, from p, a scope's ownership page, the scopes still

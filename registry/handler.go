@@ -84,10 +84,12 @@ func (x *Index) scopes() []*node {
 // [DeleteError]: each vector's metric name, as the vector describes it,
 // with the labels given (links_total{link="west"}), or the labels alone for
 // a vector that cannot describe itself.
-// Control characters, backslashes and anything outside printable ASCII in a
-// name are escaped as in a Go string literal, and label values are quoted
-// as strconv.Quote quotes them (printable Unicode stays as it is), so a line
-// is always one scope.
+// A scope is named by its String, which quotes a name that holds a space,
+// anything unprintable or not UTF-8, or one of the characters names and
+// labels are joined with; metric and label names are quoted likewise, and
+// label values always, as strconv.Quote quotes them. So a line is always
+// one scope, and no name passes for another, or for what is written around
+// it.
 // With the query parameter format=json, or an Accept header that names
 // application/json with a quality above zero and no lower than that of
 // text/plain (which, as RFC 9110 has it, text/* or */* give when
@@ -219,15 +221,12 @@ type page struct {
 	Unchecked  int      `json:"unchecked"`
 	Deletes    []string `json:"deletes"`
 	Scopes     []page   `json:"scopes"`
-
-	line    string   // Scope for a line of text, its name escaped
-	deletes []string // Deletes for a line of text, their names escaped
 }
 
 // page copies what n owns under its lock, then describes the copy.
 func (n *node) page() page {
 	rs, nested, ds := n.entries()
-	p := page{Scope: n.str, line: scopeString(escape(n.name), n.view), Created: n.created, State: n.state(), Collectors: len(rs), Metrics: []string{}, Deletes: []string{}, Scopes: []page{}}
+	p := page{Scope: n.str, Created: n.created, State: n.state(), Collectors: len(rs), Metrics: []string{}, Deletes: []string{}, Scopes: []page{}}
 	for _, r := range rs {
 		if r.unchecked() {
 			p.Unchecked++
@@ -245,8 +244,7 @@ func (n *node) page() page {
 				names = []string{""}
 			}
 			for _, name := range names {
-				p.Deletes = append(p.Deletes, name+sel)
-				p.deletes = append(p.deletes, escape(name)+sel)
+				p.Deletes = append(p.Deletes, quote(name)+sel)
 			}
 		}
 	}
@@ -270,10 +268,10 @@ func (n *node) state() string {
 // write writes p and the scopes nested in it to b, one line a scope.
 func (p page) write(b *strings.Builder, depth int) {
 	b.WriteString(strings.Repeat("  ", depth))
-	if p.line == "" {
+	if p.Scope == "" {
 		b.WriteString("(unnamed scope)")
 	} else {
-		b.WriteString(p.line)
+		b.WriteString(p.Scope)
 	}
 	if p.Created != "" {
 		b.WriteString(" (made at " + escape(p.Created) + ")")
@@ -284,7 +282,7 @@ func (p page) write(b *strings.Builder, depth int) {
 	b.WriteString(": " + describe.Count(p.Collectors, "collector", "collectors"))
 	names := make([]string, 0, len(p.Metrics)+1)
 	for _, m := range p.Metrics {
-		names = append(names, escape(m))
+		names = append(names, quote(m))
 	}
 	if p.Unchecked > 0 {
 		names = append(names, strconv.Itoa(p.Unchecked)+" unchecked")
@@ -292,8 +290,8 @@ func (p page) write(b *strings.Builder, depth int) {
 	if len(names) > 0 {
 		b.WriteString(": " + strings.Join(names, ", "))
 	}
-	if len(p.deletes) > 0 {
-		b.WriteString("; deletes on close: " + strings.Join(p.deletes, ", "))
+	if len(p.Deletes) > 0 {
+		b.WriteString("; deletes on close: " + strings.Join(p.Deletes, ", "))
 	}
 	b.WriteByte('\n')
 	for _, c := range p.Scopes {
@@ -301,9 +299,27 @@ func (p page) write(b *strings.Builder, depth int) {
 	}
 }
 
+// quote returns s as it is if it is valid UTF-8 and every rune of it is
+// printable (as strconv.IsPrint has it) and none is a space or one of the
+// characters that names and selectors are joined with: " \ { } , = /.
+// Otherwise it returns s quoted as strconv.Quote quotes it. So a name of a
+// scope, metric or label cannot pass for another, or for what is written
+// around it, and the text it is written in stays valid UTF-8 on one line.
+func quote(s string) string {
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if r == ' ' || !strconv.IsPrint(r) || strings.ContainsRune(`"\{},=/`, r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 // escape returns s with every rune outside printable ASCII, and every
-// backslash, written as a Go string literal writes it: a name cannot break a
-// line, or forge one, whatever it holds.
+// backslash, written as a Go string literal writes it, so that s cannot
+// break a line.
 func escape(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {

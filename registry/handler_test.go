@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,16 +71,55 @@ func TestHandler(t *testing.T) {
 		}
 	})
 
-	// Every scope is one line, whatever its name and labels hold:
-	// newlines, control characters, backslashes and non-ASCII are escaped
-	// as in a Go string literal.
-	t.Run("escapes", func(t *testing.T) {
+	// Every scope is one line, and no name passes for another or for what
+	// is written around it: a name holding a space, anything unprintable
+	// or not UTF-8, or a character names and labels are joined with, is
+	// quoted as in a Go string literal, in String, on the page and in
+	// JSON.
+	t.Run("quoted names", func(t *testing.T) {
 		root := registry.NewScope(nil, registry.WithName("a\nb\\c\x00é"), registry.WithLabels(prometheus.Labels{"l": "x\r\ny"}))
 		root.Child(registry.WithName("\xff")).MustRegister(promtest.Gauge("jobs", 1))
 		got := body(serve(registry.Handler(root), http.MethodGet, "/"))
-		want := `a\nb\\c\x00\u00e9{l="x\r\ny"}: 0 collectors` + "\n" + `  a\nb\\c\x00\u00e9/\xff{l="x\r\ny"}: 1 collector: jobs` + "\n"
+		want := `"a\nb\\c\x00é"{l="x\r\ny"}: 0 collectors` + "\n" + `  "a\nb\\c\x00é"/"\xff"{l="x\r\ny"}: 1 collector: jobs` + "\n"
 		if got != want {
 			t.Errorf("the page is %q, want %q", got, want)
+		}
+
+		var x registry.Index
+		a := registry.NewScope(nil, registry.WithIndex(&x))
+		a.Child(registry.WithName("b"))
+		for _, name := range []string{"  b", "a/b", `west{cluster="east"}`, "x (closed)", "(unnamed scope)", "y: 1 collector: z", "a\xff", "a\xfe", "é"} {
+			registry.NewScope(nil, registry.WithIndex(&x), registry.WithName(name))
+		}
+		registry.NewScope(nil, registry.WithIndex(&x), registry.WithName("west"), registry.WithLabels(prometheus.Labels{"cluster": "east"}))
+		got = body(serve(registry.Handler(&x), http.MethodGet, "/"))
+		want = strings.Join([]string{
+			"(unnamed scope): 0 collectors",
+			"  b: 0 collectors",
+			`"  b": 0 collectors`,
+			`"a/b": 0 collectors`,
+			`"west{cluster=\"east\"}": 0 collectors`,
+			`"x (closed)": 0 collectors`,
+			`"(unnamed scope)": 0 collectors`,
+			`"y: 1 collector: z": 0 collectors`,
+			`"a\xff": 0 collectors`,
+			`"a\xfe": 0 collectors`,
+			`é: 0 collectors`,
+			`west{cluster="east"}: 0 collectors`,
+		}, "\n") + "\n"
+		if got != want {
+			t.Errorf("the page is\n%s\nwant\n%s", got, want)
+		}
+		var p struct{ Scopes []struct{ Scope string } }
+		if err := json.Unmarshal([]byte(body(serve(registry.Handler(&x), http.MethodGet, "/?format=json"))), &p); err != nil {
+			t.Fatal(err)
+		}
+		var scopes []string
+		for _, s := range p.Scopes {
+			scopes = append(scopes, s.Scope)
+		}
+		if want := []string{"", `"  b"`, `"a/b"`, `"west{cluster=\"east\"}"`, `"x (closed)"`, `"(unnamed scope)"`, `"y: 1 collector: z"`, `"a\xff"`, `"a\xfe"`, "é", `west{cluster="east"}`}; !slices.Equal(scopes, want) {
+			t.Errorf("the JSON page's scopes are %q, want %q", scopes, want)
 		}
 	})
 

@@ -102,11 +102,11 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 		s, n, rt = &made.Scope, &made.n, &made.rt
 	}
 	s.n = n
-	n.name, n.report = o.name, report
+	n.name, n.report = quote(o.name), report
 	if up != nil {
 		n.root, n.up = up.root, up
 		n.view = newView(newView(up.view, via), o)
-		n.name = joinNames(up.name, o.name)
+		n.name = joinNames(up.name, n.name)
 	} else {
 		if nilness.IsNil(parent) {
 			parent = prometheus.NewRegistry()
@@ -157,6 +157,11 @@ func (s *Scope) Child(opts ...Option) *Scope {
 // one. For example:
 //
 //	mirror/west{cluster="west"} prefix="mirror_"
+//
+// A name that holds a space, anything unprintable or not UTF-8, or one of
+// " \ { } , = / is quoted as strconv.Quote quotes it, so that no name
+// passes for another, for a nested one, or for labels: a scope named
+// "us east" nested in mirror is mirror/"us east".
 //
 // It is "" for a scope with no name, labels or prefix.
 func (s *Scope) String() string {

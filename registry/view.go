@@ -211,14 +211,14 @@ func sortedPairs(labels prometheus.Labels) []labelPair {
 }
 
 // writeLabels writes pairs in braces, as a series selector has them:
-// {name="value",...}, each name escaped (see escape) and each value quoted.
+// {name="value",...}, each name as quote writes it and each value quoted.
 func writeLabels(b *strings.Builder, pairs []labelPair) {
 	b.WriteByte('{')
 	for i, p := range pairs {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(b, "%s=%q", escape(p.name), p.value)
+		fmt.Fprintf(b, "%s=%q", quote(p.name), p.value)
 	}
 	b.WriteByte('}')
 }

@@ -186,9 +186,12 @@ func silent(s *registry.Scope) string {
 		return describe.Count(n, "collector", "collectors") + " still registered, exposing nothing"
 	}
 	p := tree(s)
-	described := p.all(metrics)
+	described := map[string]bool{}
+	for _, name := range p.all(metrics) {
+		described[name] = true
+	}
 	for _, mf := range mfs {
-		if !slices.Contains(described, mf.GetName()) {
+		if !described[mf.GetName()] {
 			return "" // an unchecked collector exposes it
 		}
 	}

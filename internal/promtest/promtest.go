@@ -156,7 +156,7 @@ func (gs Gauges) Collect(ch chan<- prometheus.Metric) {
 
 // Many is a checked collector of many metrics: it describes m0 to m<n-1>,
 // m0 twice, and collects them last first, each a constant gauge of its
-// number.
+// number, m0 with a descriptor made anew, equal to the one it described.
 type Many []*prometheus.Desc
 
 // NewMany returns a Many of n metrics.
@@ -179,6 +179,9 @@ func (m Many) Describe(ch chan<- *prometheus.Desc) {
 // Collect collects every metric, last first.
 func (m Many) Collect(ch chan<- prometheus.Metric) {
 	for i, d := range slices.Backward(m) {
+		if i == 0 {
+			d = prometheus.NewDesc("m0", Help("m"), nil, nil)
+		}
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(i))
 	}
 }

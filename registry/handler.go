@@ -317,24 +317,10 @@ func quote(s string) string {
 	return s
 }
 
-// escape returns s with every rune outside printable ASCII, and every
-// backslash, written as a Go string literal writes it, so that s cannot
-// break a line.
+// escape returns s with every rune outside printable ASCII, every
+// backslash and every double quote written as a Go string literal writes
+// them, so that s cannot break a line.
 func escape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\x`)
-			b.WriteString(strconv.FormatUint(uint64(s[i])|0x100, 16)[1:])
-		case r >= 0x20 && r < 0x7f && r != '\\':
-			b.WriteRune(r)
-		default:
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
+	q := strconv.QuoteToASCII(s)
+	return q[1 : len(q)-1]
 }

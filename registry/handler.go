@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -297,24 +296,6 @@ func (p page) write(b *strings.Builder, depth int) {
 	for _, c := range p.Scopes {
 		c.write(b, depth+1)
 	}
-}
-
-// quote returns s as it is if it is valid UTF-8 and every rune of it is
-// printable (as strconv.IsPrint has it) and none is a space or one of the
-// characters that names and selectors are joined with: " \ { } , = /.
-// Otherwise it returns s quoted as strconv.Quote quotes it. So a name of a
-// scope, metric or label cannot pass for another, or for what is written
-// around it, and the text it is written in stays valid UTF-8 on one line.
-func quote(s string) string {
-	if !utf8.ValidString(s) {
-		return strconv.Quote(s)
-	}
-	for _, r := range s {
-		if r == ' ' || !strconv.IsPrint(r) || strings.ContainsRune(`"\{},=/`, r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }
 
 // escape returns s with every rune outside printable ASCII, every

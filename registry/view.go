@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -221,6 +223,24 @@ func writeLabels(b *strings.Builder, pairs []labelPair) {
 		fmt.Fprintf(b, "%s=%q", quote(p.name), p.value)
 	}
 	b.WriteByte('}')
+}
+
+// quote returns s as it is if it is valid UTF-8 and every rune of it is
+// printable (as strconv.IsPrint has it) and none is a space or one of the
+// characters that names and selectors are joined with: " \ { } , = /.
+// Otherwise it returns s quoted as strconv.Quote quotes it. So a name of a
+// scope, metric or label cannot pass for another, or for what is written
+// around it, and the text it is written in stays valid UTF-8 on one line.
+func quote(s string) string {
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if r == ' ' || !strconv.IsPrint(r) || strings.ContainsRune(`"\{},=/`, r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // scopeString is what Scope.String returns for a scope named name with view

@@ -94,7 +94,7 @@ func recycleOnce[T io.Closer](reg *prometheus.Registry, scope *registry.Scope, r
 	}
 	left := leftovers(reg, nil)
 	if left == "" {
-		left = silent(scope)
+		left = silent(scope, p)
 	}
 	if left == "" {
 		left = unclosed(settled(scope, p))

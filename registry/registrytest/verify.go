@@ -61,7 +61,7 @@ func VerifyNone(t TestingT, g prometheus.Gatherer, ignore ...string) {
 	msg := leftovers(g, ignore)
 	s, isScope := g.(*registry.Scope)
 	if msg == "" && isScope {
-		msg = silent(s)
+		msg = silent(s, tree(s))
 	}
 	if msg != "" {
 		if isScope {
@@ -175,17 +175,16 @@ func leftovers(g prometheus.Gatherer, ignore []string) string {
 	return strings.Join(parts, "; ")
 }
 
-// silent describes what s owns that exposes nothing at the moment, such as
-// unchecked collectors that collect nothing, which no registry can tell of:
-// everything s owns, if s exposes nothing at all; its unchecked collectors,
-// if it exposes only metrics that its checked collectors describe.
-// Otherwise it returns "".
-func silent(s *registry.Scope) string {
+// silent describes what s, whose ownership page is p, owns that exposes
+// nothing at the moment, such as unchecked collectors that collect
+// nothing, which no registry can tell of: everything s owns, if s exposes
+// nothing at all; its unchecked collectors, if it exposes only metrics that
+// its checked collectors describe. Otherwise it returns "".
+func silent(s *registry.Scope, p page) string {
 	mfs, _ := s.Gather()
 	if n := s.Len(); n > 0 && len(mfs) == 0 {
 		return describe.Count(n, "collector", "collectors") + " still registered, exposing nothing"
 	}
-	p := tree(s)
 	described := map[string]bool{}
 	for _, name := range p.all(metrics) {
 		described[name] = true

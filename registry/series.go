@@ -155,9 +155,8 @@ func (d *deletion) carrying(v Deleter) []series {
 // own, say) is another vector on every call: closures of the same code
 // over other vectors cannot be told apart. On a scope whose Close, or that
 // of a scope it is nested in, has begun, DeleteOnClose deletes at once, and
-// reports nothing. The labels and
-// vecs are copied. If a vector panics in Close, the panic goes on, and the
-// next Close carries on past the call.
+// reports nothing. The labels and vecs are copied. If a vector panics in
+// Close, the panic goes on, and the next Close carries on past the call.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
 // the vectors, if no vector is given, or if a vector is nil: all three are

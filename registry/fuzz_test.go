@@ -19,7 +19,9 @@ package registry_test
 //   - mRegistry is a prometheus.Registry as client_golang's source defines it
 //     (collector identities, descriptor IDs, the label names and help of each
 //     metric name, which it never forgets, and the collectors it cannot
-//     unregister). Each entry it holds says whose it is: a scope's
+//     unregister), pedantic as the test's registries are: a series that a
+//     checked collector collects undescribed fails the Gather and is
+//     dropped. Each entry it holds says whose it is: a scope's
 //     registration (the collector itself, or a record of the scope's), an
 //     outsider's, or a registration a faulty parent kept after the scope let go
 //     of it (a stuck registration).
@@ -29,7 +31,8 @@ package registry_test
 //     order: registrations, nested scopes and DeleteOnClose calls.
 //   - mReg is one registration: the user's collector, the client_golang
 //     wrappers it came through, what the collector described then (one
-//     collector's Describe changes, opShift), its identity before the view
+//     collector's Describe changes, opShift, and a scope's changes with what
+//     it owns), its identity before the view
 //     and as the registry sees it, and whether the scope still owns it.
 //   - mVia is the parent of a tree made on a Registerer of the user's own
 //     that forwards to client_golang wrappers of a scope (rule 17). To the
@@ -453,8 +456,19 @@ func descNames(ds []mDesc) []string {
 type mSeries struct {
 	name   string
 	labels map[string]string
-	bad    bool // a label set twice: a registry's Gather drops it and fails
+	bad    bool     // a label set twice: a registry's Gather drops it and fails
+	undesc bool     // a checked collector collects it undescribed: a pedantic registry drops it and fails, after it has taken its place
+	vars   []string // its variable labels; the others are its descriptor's constant labels
 	value  float64
+}
+
+// descID is the ID of the descriptor s is collected with (Words: identity).
+func (s mSeries) descID() string {
+	consts := maps.Clone(s.labels)
+	for _, v := range s.vars {
+		delete(consts, v)
+	}
+	return mDesc{name: s.name, consts: consts}.id()
 }
 
 func (s mSeries) key() string {
@@ -497,6 +511,7 @@ type object struct {
 	fn    bool                            // its values hold a function, which reflect.DeepEqual never calls equal
 	rec   *mReg                           // or what the scope of rec, in a tree on a forwarder, registers in its place (rule 6)
 	hub   *mTree                          // or what a tree on a forwarder registers in its parent for its unchecked collectors
+	dyn   func() []mSeries                // or what it collects now: a scope as a collector (rule 19), whose Describe changes with what it owns
 }
 
 func (o *object) series() []mSeries {
@@ -519,10 +534,27 @@ func (o *object) series() []mSeries {
 			}
 		}
 		return out
+	case o.dyn != nil:
+		return o.dyn()
 	case o.vec != nil:
 		return o.vec.series()
 	}
 	return o.fixed
+}
+
+// shifts reports whether what o describes may change while it is
+// registered, and what it collects with it: a scope of the program's, as
+// it is or behind the records of scopes.
+func (o *object) shifts() bool {
+	for ; o != nil; o = o.rec.base {
+		if o.dyn != nil {
+			return true
+		}
+		if o.rec == nil {
+			return false
+		}
+	}
+	return false
 }
 
 // recordObject is what r's scope, which has a view and is in a tree on a
@@ -600,7 +632,7 @@ func (v *mVec) series() []mSeries {
 		for i, n := range v.vars {
 			ls[n] = values[i]
 		}
-		out = append(out, mSeries{name: v.name, labels: ls, value: v.state[k]})
+		out = append(out, mSeries{name: v.name, labels: ls, vars: v.vars, value: v.state[k]})
 	}
 	return out
 }
@@ -883,6 +915,7 @@ type mScope struct {
 	state  int
 	steps  []step  // what it owns, oldest first (rule 10)
 	all    []*mReg // every registration it made, to find twins (rule 11)
+	obj    *object // the scope as a collector, once a program has registered it as one
 }
 
 // step is one thing a scope owns and undoes on Close.
@@ -1647,9 +1680,9 @@ func (m *model) exposed(reg *mRegistry) []mSeries {
 	for _, e := range reg.held {
 		switch {
 		case !e.rec:
-			out = append(out, wrapSeries(e.base.series(), e.chain...)...)
+			out = append(out, reg.described(wrapSeries(e.base.series(), e.chain...))...)
 		case e.by.live:
-			out = append(out, e.by.registrySeries()...)
+			out = append(out, reg.described(e.by.registrySeries())...)
 		}
 	}
 	for _, e := range reg.loose {
@@ -1666,6 +1699,18 @@ func (m *model) exposed(reg *mRegistry) []mSeries {
 		}
 	}
 	return out
+}
+
+// described marks what ss, collected by a checked collector the registry
+// holds, collects with a descriptor that nothing it holds described: the
+// registries of the model are pedantic.
+func (m *mRegistry) described(ss []mSeries) []mSeries {
+	for i, s := range ss {
+		if !s.bad && !m.descIDs[s.descID()] {
+			ss[i].undesc = true
+		}
+	}
+	return ss
 }
 
 // registrySeries is what the registry exposes of r. A registration whose
@@ -2568,11 +2613,11 @@ func (w *world) deleteOnClose(in *input) {
 // registerScope applies rule 1 to a scope of s's tree registered through s,
 // through the wrappers chain: refused, and nothing registered; rules 1, 2
 // and 17 to a scope of a tree that s's tree registers into through
-// forwarders: that tree refuses it; and rule 1 to a scope of a tree that
-// registers into s's tree through a forwarder. (A scope of any other tree
-// of the program is a collector whose Describe changes with what it owns,
-// which the model does not follow; the pool's cOther is a scope of another
-// tree whose contents never change.)
+// forwarders: that tree refuses it; and rules 1 and 2 to a scope of a tree
+// that registers into s's tree through forwarders. (A scope of any other
+// tree of the program would be a collector like that one, which the model
+// leaves out; the pool's cOther is a scope of another tree whose contents
+// never change.)
 func (w *world) registerScope(in *input) {
 	s, ch, t := w.scope(in), chain(in), w.scope(in)
 	mode := in.n(nModes)
@@ -2580,19 +2625,32 @@ func (w *world) registerScope(in *input) {
 		return
 	}
 	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
-	if v := t.tree.via; t.tree != s.tree && v != nil && v.scope.tree == s.tree {
-		// t is of a tree on a forwarder over s's tree, whose collector
-		// of unchecked ones a scope of s's tree holds: t, describing
-		// nothing, collects some of what that one does, and is refused
-		// (rule 1). One that describes something is a collector whose
-		// Describe changes with what it owns, and the tree's collector
-		// deeper in, through more forwarders, is not followed: the model
+	if ahead(t.tree, s.tree) {
+		// A closed scope describes and collects nothing, nor does a
+		// scope nested in one whose Close was cut short: the model
 		// leaves those out.
-		if t.state != open || t.tree.scopes[0].state != open || !describesNothing(t) ||
+		if t.state != open || t.tree.scopes[0].state != open {
+			return
+		}
+		if !describesNothing(t) {
+			// Rule 2: s cannot see through the forwarder, and the
+			// registry decides; what t describes is what s's tree
+			// registered for it, unless the wrappers or s's view
+			// rename it ("What is not promised").
+			o := w.asCollector(t)
+			w.registerScopeAs(s, ch, t, mode, w.m.register(s, ch, o, promtest.Pass, nil), o)
+			return
+		}
+		// t describes nothing: where its tree is on a forwarder over
+		// s's tree, whose collector of unchecked ones a scope of s's
+		// tree holds, t collects some of what that one does, and is
+		// refused (rule 1). The tree's collector deeper in, through
+		// more forwarders, is not followed: the model leaves those out.
+		if v := t.tree.via; v.scope.tree != s.tree ||
 			!slices.ContainsFunc(v.scope.owns(), func(r *mReg) bool { return r.base == v.hub }) {
 			return
 		}
-		w.registerScopeAs(s, ch, t, mode, want)
+		w.registerScopeAs(s, ch, t, mode, want, nil)
 		return
 	}
 	// A closed scope describes and collects nothing, and the one behind a
@@ -2620,22 +2678,57 @@ func (w *world) registerScope(in *input) {
 			want = o
 		}
 	}
-	w.registerScopeAs(s, ch, t, mode, want)
+	w.registerScopeAs(s, ch, t, mode, want, nil)
+}
+
+// ahead reports whether tree registers into behind through forwarders.
+func ahead(tree, behind *mTree) bool {
+	for v := tree.via; v != nil; v = v.scope.tree.via {
+		if v.scope.tree == behind {
+			return true
+		}
+	}
+	return false
+}
+
+// asCollector returns t as a collector (rule 19): it describes what t owns
+// now, as the parent sees it, and collects what t gathers, whatever t owns
+// by then. It is one object for t, since it is one collector; what it
+// describes is read anew each time it is registered.
+func (w *world) asCollector(t *mScope) *object {
+	if t.obj == nil {
+		t.obj = &object{
+			name: t.path,
+			get:  func() prometheus.Collector { return t.real },
+			same: func(c prometheus.Collector) bool { return c == prometheus.Collector(t.real) },
+			dyn:  func() []mSeries { return w.m.scopeSeries(t) },
+		}
+	}
+	var ds []mDesc
+	for _, r := range w.m.gathered(t) {
+		ds = append(ds, wrapDescs(r.given, slices.Concat(r.chain, r.scope.view.wraps())...)...)
+	}
+	t.obj.descs = ds
+	return t.obj
 }
 
 // registerScopeAs registers t through s and the wrappers ch, and checks the
-// outcome against want.
-func (w *world) registerScopeAs(s *mScope, ch []wrap, t *mScope, mode int, want outcome) {
+// outcome against want; o is t as a collector, if the model follows it.
+func (w *world) registerScopeAs(s *mScope, ch []wrap, t *mScope, mode int, want outcome, o *object) {
 	target := chainString(s.path2(), ch)
 	r := through(s.real, ch)
+	var passed prometheus.Collector
+	if o != nil {
+		passed = passedThrough(t.real, ch)
+	}
 	if mode == modeRegister {
 		w.say("err = %s.Register(%s)", target, t.path2())
-		w.checkErr("Register", r.Register(t.real), want, nil, nil)
+		w.checkErr("Register", r.Register(t.real), want, o, passed)
 		return
 	}
 	w.say("%s.MustRegister(%s)", target, t.path2())
 	v := promtest.Panic(func() { r.MustRegister(t.real) })
-	w.checkPanic("MustRegister", v, want, nil, nil, s, len(ch) == 0)
+	w.checkPanic("MustRegister", v, want, o, passed, s, len(ch) == 0)
 }
 
 // registerRegistry applies rule 1 to the registry registered through s,
@@ -2959,8 +3052,10 @@ func (w *world) check() {
 		// registry holds to describing everything it collects. What it
 		// owns through a Register the parent panicked on, which the
 		// registry did not accept, or on a parent that keeps nothing,
-		// nothing vetted: a registry may refuse it then.
-		if slices.ContainsFunc(s.owns(), func(r *mReg) bool { return r.unvetted }) {
+		// nothing vetted, and a scope of the program's, which describes
+		// what it owned when it was registered and collects what it
+		// owns now: a registry may refuse it then.
+		if slices.ContainsFunc(s.owns(), func(r *mReg) bool { return r.unvetted || r.base.shifts() }) {
 			continue
 		}
 		r := prometheus.NewPedanticRegistry()
@@ -2976,13 +3071,17 @@ func (w *world) check() {
 
 // compareSeries compares what a Gather returned with want. A series
 // collected twice, or with a label set twice, makes a registry's Gather fail
-// and keep one or none of them.
+// and keep one or none of them. One collected undescribed is not kept, and
+// the same series of another collector may be kept or not, as the registry
+// collects one or the other first.
 func compareSeries(mfs []*dto.MetricFamily, err error, want []mSeries) string {
 	cands := map[string][]float64{}
+	vanish := map[string]bool{}
 	failing := false
 	for _, s := range want {
-		if s.bad {
+		if s.bad || s.undesc {
 			failing = true
+			vanish[s.key()] = vanish[s.key()] || s.undesc
 			continue
 		}
 		if _, ok := cands[s.key()]; ok {
@@ -3005,7 +3104,7 @@ func compareSeries(mfs []*dto.MetricFamily, err error, want []mSeries) string {
 		}
 	}
 	for k := range cands {
-		if _, ok := got[k]; !ok {
+		if _, ok := got[k]; !ok && !vanish[k] {
 			return fmt.Sprintf("got %q, want %q", lines, wantLines)
 		}
 	}
@@ -3939,6 +4038,29 @@ var seeds = []seed{
 			register(0, none, cG1a, modeRegister, noFault),
 			nest(0, byChild, opts(-1, lbl(6, 1))),
 			register(1, none, cOther, modeMust, noFault),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "a scope on a forwarder registered in the scope behind",
+		// s1 {l1="x"} is on a forwarder over s0, and registers g0a: the
+		// registry exposes g0{l1="x"} 1. s1 describes that, and s0
+		// cannot see through the forwarder: the registry refuses s1 as
+		// registered, and through a label wrapper for its label names.
+		// Through a prefix wrapper it accepts p_g0{l1="x"}: g0a is
+		// exposed twice ("What is not promised"). s1 then registers g1a,
+		// which s1 collects undescribed: the pedantic registry fails
+		// its Gather. Closed, s1 collects nothing; s0's Close takes it
+		// back.
+		program: prog(
+			root(onReg, noOpts()),
+			rootOnScope(0, none, opts(-1, lbl(1, 0))),
+			register(1, none, cG0a, modeRegister, noFault),
+			registerScope(0, none, 1, modeRegister),
+			registerScope(0, []byte{wl(2, 0)}, 1, modeRegister),
+			registerScope(0, []byte{wp(0)}, 1, modeMust),
+			register(1, none, cG1a, modeRegister, noFault),
+			closeScope(1, noFault, 0),
 			closeScope(0, noFault, 0),
 		),
 	},

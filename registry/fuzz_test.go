@@ -2644,8 +2644,11 @@ func (w *world) registerScope(in *input) {
 		// t describes nothing: where its tree is on a forwarder over
 		// s's tree, whose collector of unchecked ones a scope of s's
 		// tree holds, t collects some of what that one does, and is
-		// refused (rule 1). The tree's collector deeper in, through
-		// more forwarders, is not followed: the model leaves those out.
+		// refused (rule 1). The model leaves out the others: the
+		// tree's collector deeper in, through more forwarders, and a
+		// t that owns nothing where that collector is not, which is
+		// accepted, after which its tree's unchecked collectors are
+		// refused ("What is not promised").
 		if v := t.tree.via; v.scope.tree != s.tree ||
 			!slices.ContainsFunc(v.scope.owns(), func(r *mReg) bool { return r.base == v.hub }) {
 			return

@@ -529,6 +529,39 @@ func BenchmarkGatherManyDescs(b *testing.B) {
 	}
 }
 
+// BenchmarkDeleteNone times the Close of a scope whose DeleteOnClose finds
+// nothing to delete in a vector it shares with n series of other tenants (a
+// tenant that never wrote a series, or whose component deleted them
+// itself), against raw DeletePartialMatch of the same labels: a mass
+// shutdown closes one such scope per tenant.
+func BenchmarkDeleteNone(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "queue_depth", Help: "Queued items."}, []string{"tenant"})
+		for i := range n {
+			vec.WithLabelValues(fmt.Sprintf("tenant%d", i)).Set(1)
+		}
+		gone := prometheus.Labels{"tenant": "gone"}
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(vec)
+		b.Run(fmt.Sprintf("n=%d/impl=raw", n), func(b *testing.B) {
+			for b.Loop() {
+				if vec.DeletePartialMatch(gone) != 0 {
+					b.Fatal("deleted a series")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/impl=scope", n), func(b *testing.B) {
+			for b.Loop() {
+				s := registry.NewScope(reg)
+				s.DeleteOnClose(gone, vec)
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkInc times Counter.Inc on a counter registered directly
 // (impl=raw) or through a labelled scope (impl=scope). The scope hands back
 // the user's own counter, so the two must not differ.

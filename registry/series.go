@@ -70,11 +70,12 @@ func sameVectors(a, b []Deleter) bool {
 // that carry d's labels. Series found after a deletion of none may have
 // been written since (by a worker still running), so the vector is asked
 // to delete once more: only if it deletes none again do d's labels match
-// none of its variable labels.
+// none of its variable labels. A vector that matches all of them has
+// nothing to find, and is not read.
 func (d *deletion) run(scope string) error {
 	var err error
 	for _, v := range d.vecs {
-		if v.DeletePartialMatch(d.labels) > 0 {
+		if v.DeletePartialMatch(d.labels) > 0 || matchesAll(v, d.labels) {
 			continue
 		}
 		var left []string
@@ -87,6 +88,30 @@ func (d *deletion) run(scope string) error {
 		}
 	}
 	return err
+}
+
+// matchesAll reports whether v is one of client_golang's vectors and each of
+// labels is a variable label that v was not curried with: then
+// DeletePartialMatch matches every series that carries labels, and one
+// that deleted none left none. Currying v with labels, which fails for any
+// other label, tells, without reading v's series.
+func matchesAll(v Deleter, labels prometheus.Labels) bool {
+	var err error
+	switch x := v.(type) {
+	case *prometheus.CounterVec:
+		_, err = x.CurryWith(labels)
+	case *prometheus.GaugeVec:
+		_, err = x.CurryWith(labels)
+	case *prometheus.HistogramVec:
+		_, err = x.CurryWith(labels)
+	case *prometheus.SummaryVec:
+		_, err = x.CurryWith(labels)
+	case *prometheus.MetricVec:
+		_, err = x.CurryWith(labels)
+	default:
+		return false
+	}
+	return err == nil
 }
 
 // A series is a metric of a vector as carrying reads it: its name and its
@@ -144,7 +169,11 @@ func (d *deletion) carrying(v Deleter) []series {
 // the vector was curried with, matches no series, and then Close, finding
 // series with those labels left, reports a [DeleteError]. It looks for them
 // in a vector that is also a [prometheus.Collector], as client_golang's
-// are; a Deleter of the user's own that is not cannot be asked.
+// are; a Deleter of the user's own that is not cannot be asked. It does not
+// look in one of client_golang's vectors in which each of labels is a
+// variable label it was not curried with: a deletion of none there left
+// none, so a component that deleted its series itself, or wrote none, costs
+// its Close a DeletePartialMatch, not a read of every series of the vector.
 //
 // Close deletes them in its turn, newest first among everything the scope
 // owns. A call with the same labels and the same vectors as one pending on

@@ -137,6 +137,45 @@ func TestDeleteOnClose(t *testing.T) {
 		promtest.Expose(t, reg, append([]string{`env_total{path="/a",tenant="acme"} 1`, `requests_total{path="/a",tenant="acme"} 1`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)...)
 	})
 
+	// A vector in which each label is a variable label it was not
+	// curried with, and that deleted none, holds no series that carry the
+	// labels: Close does not read its series to look for them. Where a
+	// label is not, it does.
+	t.Run("no look where nothing can be left", func(t *testing.T) {
+		for _, tt := range []struct {
+			labels prometheus.Labels
+			curry  prometheus.Labels
+			read   bool
+		}{
+			{labels: prometheus.Labels{"tenant": "globex"}},
+			{labels: prometheus.Labels{"tenant": "globex", "path": "/a"}},
+			{labels: prometheus.Labels{"tenant": "globex"}, curry: prometheus.Labels{"path": "/a"}},
+			{labels: prometheus.Labels{"tenant": "globex"}, curry: prometheus.Labels{"tenant": "acme"}, read: true},
+			{labels: prometheus.Labels{"cluster": "east"}, read: true},
+		} {
+			vec, reads := promtest.ReadVec("reads", "tenant", "path")
+			if _, err := vec.GetMetricWithLabelValues("acme", "/a"); err != nil {
+				t.Fatal(err)
+			}
+			var d registry.Deleter = vec
+			if tt.curry != nil {
+				curried, err := vec.CurryWith(tt.curry)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d = curried
+			}
+			s := registry.NewScope(nil)
+			s.DeleteOnClose(tt.labels, d)
+			if err := s.Close(); err != nil {
+				t.Errorf("%v, curried with %v: Close = %v, want nil", tt.labels, tt.curry, err)
+			}
+			if got := reads.Load() > 0; got != tt.read {
+				t.Errorf("%v, curried with %v: Close read the series: %t, want %t", tt.labels, tt.curry, got, tt.read)
+			}
+		}
+	})
+
 	// Series written again between a deletion of none and the look for
 	// what is left (a worker still running) are no labels that match
 	// nothing: the vector is asked once more, deletes them, and Close

@@ -44,6 +44,28 @@ func CounterVec(name string, labels ...string) *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: Help(name)}, labels)
 }
 
+// ReadVec returns a vector named name with the given variable labels whose
+// series are gauges of 1, and the number of times anything has read one of
+// them (written it out, as a scrape does).
+func ReadVec(name string, labels ...string) (*prometheus.MetricVec, *atomic.Int64) {
+	reads := &atomic.Int64{}
+	desc := prometheus.NewDesc(name, Help(name), labels, nil)
+	vec := prometheus.NewMetricVec(desc, func(values ...string) prometheus.Metric {
+		return readGauge{prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, 1, values...), reads}
+	})
+	return vec, reads
+}
+
+type readGauge struct {
+	prometheus.Metric
+	reads *atomic.Int64
+}
+
+func (g readGauge) Write(out *dto.Metric) error {
+	g.reads.Add(1)
+	return g.Metric.Write(out)
+}
+
 // Unchecked is a collector that describes nothing and collects one gauge,
 // Name, set to Value, with the help string Help (the kit's if empty).
 type Unchecked struct {

@@ -174,6 +174,37 @@ func TestDeleteOnClose(t *testing.T) {
 				t.Errorf("%v, curried with %v: Close read the series: %t, want %t", tt.labels, tt.curry, got, tt.read)
 			}
 		}
+		// Each kind of client_golang vector is told apart: curried with
+		// the label, it is read, and its one series reported.
+		acme := prometheus.Labels{"tenant": "acme"}
+		counter := promtest.CounterVec("c", "tenant")
+		gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "g", Help: "h"}, []string{"tenant"})
+		histogram := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "h", Help: "h"}, []string{"tenant"})
+		summary := prometheus.NewSummaryVec(prometheus.SummaryOpts{Name: "s", Help: "h"}, []string{"tenant"})
+		for _, tt := range []struct {
+			vec     registry.Deleter
+			curried func() registry.Deleter // curried with acme, which has a series
+		}{
+			{counter, func() registry.Deleter { c := counter.MustCurryWith(acme); c.WithLabelValues().Inc(); return c }},
+			{gauge, func() registry.Deleter { c := gauge.MustCurryWith(acme); c.WithLabelValues().Inc(); return c }},
+			{histogram, func() registry.Deleter {
+				c := histogram.MustCurryWith(acme).(*prometheus.HistogramVec)
+				c.WithLabelValues().Observe(1)
+				return c
+			}},
+			{summary, func() registry.Deleter {
+				c := summary.MustCurryWith(acme).(*prometheus.SummaryVec)
+				c.WithLabelValues().Observe(1)
+				return c
+			}},
+		} {
+			s := registry.NewScope(nil)
+			s.DeleteOnClose(prometheus.Labels{"tenant": "globex"}, tt.vec)
+			s.DeleteOnClose(acme, tt.curried())
+			if des := deleteErrors(t, s.Close()); len(des) != 1 || len(des[0].Series) != 1 {
+				t.Errorf("%T: Close reported %v, want the one series of the curried vector", tt.vec, des)
+			}
+		}
 	})
 
 	// Series written again between a deletion of none and the look for

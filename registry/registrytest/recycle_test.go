@@ -139,7 +139,7 @@ func TestVerifyRecycle(t *testing.T) {
 				reg.MustRegister(&promtest.Unchecked{}) // collects nothing
 				return &component{scope: registry.NewScope(nil)}, nil
 			},
-			want: []string{"round 2 of 3: after a successful build and close: 1 collector still registered, exposing nothing; registered straight on the Registerer build was given: 1 unchecked"},
+			want: []string{"round 2 of 3: after a successful build and close: 1 unchecked collector still registered, exposing nothing; registered straight on the Registerer build was given: 1 unchecked"},
 		},
 		{
 			name: "scope left open, with a deletion pending",

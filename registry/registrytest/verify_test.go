@@ -72,7 +72,7 @@ func TestVerifyNone(t *testing.T) {
 			program := registry.NewScope(nil, registry.WithName("program"))
 			registry.NewScope(program, registry.WithName("west")).MustRegister(&promtest.Unchecked{}) // collects nothing
 			return program
-		}, ignore: []string{"*"}, want: []string{"registrytest: scope program: 1 collector still registered, exposing nothing",
+		}, ignore: []string{"*"}, want: []string{"registrytest: scope program: 1 unchecked collector still registered, exposing nothing",
 			"owned by:\nprogram: 0 collectors\n  program/west: 1 collector: 1 unchecked"}},
 		{name: "a silent unchecked one beside an ignored gauge", give: func() prometheus.Gatherer {
 			program := registry.NewScope(nil, registry.WithName("program"))
@@ -81,6 +81,11 @@ func TestVerifyNone(t *testing.T) {
 			return program
 		}, ignore: []string{"go_*"}, want: []string{"registrytest: scope program: 1 unchecked collector still registered, exposing nothing",
 			"owned by:\nprogram: 1 collector: go_up\n  program/west: 1 collector: 1 unchecked"}},
+		{name: "an ignored vector with no series in a scope", give: func() prometheus.Gatherer {
+			program := registry.NewScope(nil, registry.WithName("program"))
+			vec(program, "shared_total")
+			return program
+		}, ignore: []string{"shared_total"}},
 		{name: "a scope with unchecked ones and a vector", give: func() prometheus.Gatherer {
 			s := registry.NewScope(nil)
 			s.MustRegister(&promtest.Unchecked{Name: "dyn_up", Value: 1})

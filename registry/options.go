@@ -100,9 +100,9 @@ func WithName(name string) Option {
 // costs, and a nested scope dropped without Close stays in the scope it is
 // nested in until that one closes; with it, each scope records where it
 // was made (one runtime.Callers) and adds a runtime cleanup. A scope that
-// its own collectors keep reachable, such as a GaugeFunc reading a
-// component that holds the scope, never becomes unreachable and so cannot
-// be reported: [Handler] shows it instead.
+// something still refers to never becomes unreachable and so cannot be
+// reported: a component whose goroutines still run, or one that a GaugeFunc
+// of its scope reads. [Handler] shows those instead.
 func WithLeakReport(report func(Leak)) Option {
 	return optionFunc(func(o *options) { o.report = report })
 }

@@ -360,10 +360,12 @@ func BenchmarkRegister(b *testing.B) {
 // through the outer scope. scope=floor and scope=floor-labelled are raw
 // client_golang making the calls of that Close (the probe, then Unregister)
 // on the registry and on prometheus.WrapRegistererWith of it: how much of
-// any growth is client_golang's own.
+// any growth is client_golang's own. scope=taken is scope=plain after
+// somebody else unregistered every gauge behind the scope's back, which
+// Close reports.
 func BenchmarkCloseScaling(b *testing.B) {
 	labels := prometheus.Labels{"shard": "a"}
-	for _, kind := range []string{"plain", "nested", "floor", "floor-labelled"} {
+	for _, kind := range []string{"plain", "nested", "floor", "floor-labelled", "taken"} {
 		for _, n := range []int{100, 10_000} {
 			b.Run(fmt.Sprintf("scope=%s/n=%d", kind, n), func(b *testing.B) {
 				gauges := benchGauges("scaling", n)
@@ -381,7 +383,7 @@ func BenchmarkCloseScaling(b *testing.B) {
 					b.StopTimer()
 					r := parent
 					var s *registry.Scope
-					if kind == "plain" || kind == "nested" {
+					if kind != "floor" && kind != "floor-labelled" {
 						s = registry.NewScope(parent, opts...)
 						r = s
 					}
@@ -389,12 +391,15 @@ func BenchmarkCloseScaling(b *testing.B) {
 						if err := r.Register(g); err != nil {
 							b.Fatal(err)
 						}
+						if kind == "taken" {
+							reg.Unregister(g)
+						}
 					}
 					b.StartTimer()
 					if s == nil {
 						benchRawRelease(b, parent, gauges)
-					} else if err := s.Close(); err != nil {
-						b.Fatal(err)
+					} else if err := s.Close(); (err != nil) != (kind == "taken") {
+						b.Fatalf("Close = %v", err)
 					}
 				}
 				benchReportPerCollector(b, n)
@@ -445,6 +450,51 @@ func BenchmarkSameNameScaling(b *testing.B) {
 							b.Fatal("Unregister found nothing")
 						}
 					}
+				}
+				benchReportPerCollector(b, n)
+			})
+		}
+	}
+}
+
+// BenchmarkUnregisterScaling times, per call, Unregister on a scope that
+// owns n collectors, registered with the timer stopped, at n=100 and
+// n=10,000: it must not grow with n. op=unchecked unregisters each of n
+// unchecked collectors, oldest first; op=missing unregisters, n times, a
+// gauge the scope does not own, as code that unregisters before it
+// registers does.
+func BenchmarkUnregisterScaling(b *testing.B) {
+	for _, op := range []string{"unchecked", "missing"} {
+		for _, n := range []int{100, 10_000} {
+			b.Run(fmt.Sprintf("op=%s/n=%d", op, n), func(b *testing.B) {
+				owned := make([]prometheus.Collector, n)
+				for i := range owned {
+					if op == "unchecked" {
+						owned[i] = &promtest.Unchecked{Name: fmt.Sprintf("unchecked%d", i)}
+					} else {
+						owned[i] = promtest.Gauge(fmt.Sprintf("owned%d", i), 1)
+					}
+				}
+				missing := promtest.Gauge("missing", 1)
+				program := registry.NewScope(prometheus.NewRegistry())
+				for b.Loop() {
+					b.StopTimer()
+					s := program.Child()
+					s.MustRegister(owned...)
+					b.StartTimer()
+					for _, c := range owned {
+						if op == "missing" {
+							c = missing
+						}
+						if s.Unregister(c) != (op == "unchecked") {
+							b.Fatalf("Unregister of %v found the wrong thing", c)
+						}
+					}
+					b.StopTimer()
+					if err := s.Close(); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
 				}
 				benchReportPerCollector(b, n)
 			})

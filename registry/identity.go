@@ -305,6 +305,29 @@ func wrapperFields(v reflect.Value, inner reflect.Type) (next, prefix, labels re
 	return next, prefix, labels, ok
 }
 
+// A collectorKey is what collectors that sameCollector finds the same
+// share: the type of what client_golang's wrappers wrap and, where that is
+// compared by identity (a pointer, a function), its address. Values of
+// other kinds, and the viewed collectors of scopes, which stand for others,
+// share one key per type.
+type collectorKey struct {
+	t reflect.Type
+	p uintptr
+}
+
+// keyOf returns c's key.
+func keyOf(c prometheus.Collector) collectorKey {
+	v, _, _ := peel(reflect.ValueOf(c))
+	if !v.IsValid() {
+		return collectorKey{}
+	}
+	k := collectorKey{t: v.Type()}
+	if kind := v.Kind(); (kind == reflect.Pointer || kind == reflect.Func) && k.t != reflect.TypeFor[*viewed]() {
+		k.p = v.Pointer()
+	}
+	return k
+}
+
 // A pointer tells what a pointer points to from anything else: by its
 // address and its type, since a struct and its first field, or two values
 // of zero size, may share an address.

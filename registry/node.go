@@ -34,9 +34,10 @@ type node struct {
 	dropped  atomic.Bool // set when n's handle was found garbage
 
 	mu      sync.Mutex
-	items   list                   // guarded by mu; what Close undoes, oldest first
-	index   map[string][]*record   // guarded by mu; records by identityKey, oldest first; built on the first lookup
-	pending map[string][]*deletion // guarded by mu; the DeleteOnClose calls in items, by deletionKey
+	items   list                       // guarded by mu; what Close undoes, oldest first
+	index   map[string][]*record       // guarded by mu; records by identityKey, oldest first; built on the first lookup
+	byKey   map[collectorKey][]*record // guarded by mu; records by keyOf their collector, oldest first; built with index
+	pending map[string][]*deletion     // guarded by mu; the DeleteOnClose calls in items, by deletionKey
 }
 
 // stopped reports whether n or a scope it is nested in has begun to close.
@@ -79,7 +80,7 @@ func (n *node) close() error {
 
 	var err error
 	var first [16]*record // most scopes hold fewer: done grows on the stack
-	done := pass(first[:0])
+	done := pass{rs: first[:0]}
 	for {
 		n.mu.Lock()
 		it := n.items.tail
@@ -89,9 +90,9 @@ func (n *node) close() error {
 		}
 		switch x := it.of.(type) {
 		case *record:
-			_, e := n.root.release(x, done)
+			_, e := n.root.release(x, &done)
 			err = multierr.Append(err, e)
-			done = append(done, x)
+			done.rs = append(done.rs, x)
 		case *node:
 			err = multierr.Append(err, x.close())
 		case *deletion:
@@ -153,14 +154,17 @@ func (n *node) unlink(it *item) {
 	if d, ok := it.of.(*deletion); ok {
 		dropFrom(n.pending, d.key, d)
 	}
-	if r := it.record(); r != nil && n.index != nil && !r.unchecked() {
-		dropFrom(n.index, identityKey(r.descs), r)
+	if r := it.record(); r != nil && n.index != nil {
+		if !r.unchecked() {
+			dropFrom(n.index, identityKey(r.descs), r)
+		}
+		dropFrom(n.byKey, keyOf(r.c), r)
 	}
 }
 
 // dropFrom removes v from the list m holds under key, and the key once its
 // list is empty.
-func dropFrom[V comparable](m map[string][]V, key string, v V) {
+func dropFrom[K, V comparable](m map[K][]V, key K, v V) {
 	if vs := slices.DeleteFunc(m[key], func(x V) bool { return x == v }); len(vs) > 0 {
 		m[key] = vs
 	} else {
@@ -174,6 +178,8 @@ func (n *node) indexAdd(r *record) {
 		key := identityKey(r.descs)
 		n.index[key] = append(n.index[key], r)
 	}
+	k := keyOf(r.c)
+	n.byKey[k] = append(n.byKey[k], r)
 }
 
 // lookup finds the registration of c, which describes ds, that Unregister
@@ -194,8 +200,9 @@ func (n *node) lookup(c prometheus.Collector, ds []*prometheus.Desc) *record {
 	}
 	// The same collector with another identity key: one whose Describe
 	// has changed since it was registered, or an unchecked one.
-	for it := n.items.tail; it != nil; it = it.prev {
-		if r := it.record(); r != nil && sameCollector(r.c, c) {
+	n.indexed("")
+	for _, r := range slices.Backward(n.byKey[keyOf(c)]) {
+		if sameCollector(r.c, c) {
 			return r
 		}
 	}
@@ -213,7 +220,7 @@ func (n *node) lookup(c prometheus.Collector, ds []*prometheus.Desc) *record {
 // n.mu.
 func (n *node) indexed(key string) []*record {
 	if n.index == nil {
-		n.index = map[string][]*record{}
+		n.index, n.byKey = map[string][]*record{}, map[collectorKey][]*record{}
 		for it := n.items.head; it != nil; it = it.next {
 			if r := it.record(); r != nil {
 				n.indexAdd(r)
@@ -270,14 +277,31 @@ func (n *node) appendRecords(out []*record) []*record {
 	return out
 }
 
-// A pass is the records that one Close or Unregister has taken back so far.
-type pass []*record
+// A pass is the records that one Close has taken back so far.
+type pass struct {
+	rs    []*record
+	byKey map[string][]*record // the checked ones of rs[:keyed], by identityKey, for freed
+	keyed int
+}
 
 // freed reports whether p took back a registration of r's collector with r's
 // identity: then the identity is free because of the scope itself, not
-// because somebody else unregistered it.
-func (p pass) freed(r *record) bool {
-	for _, d := range p {
+// because somebody else unregistered it. A nil pass took back nothing.
+func (p *pass) freed(r *record) bool {
+	if p == nil || r.unchecked() {
+		return false
+	}
+	if p.byKey == nil {
+		p.byKey = map[string][]*record{}
+	}
+	for _, d := range p.rs[p.keyed:] {
+		if !d.unchecked() {
+			key := identityKey(d.parentDescs())
+			p.byKey[key] = append(p.byKey[key], d)
+		}
+	}
+	p.keyed = len(p.rs)
+	for _, d := range p.byKey[identityKey(r.parentDescs())] {
 		if d.n == r.n && d.twin(r) {
 			return true
 		}

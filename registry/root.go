@@ -238,7 +238,7 @@ func userOf(existing prometheus.Collector) (_ prometheus.Collector, live bool) {
 // parent held r's registration and let it go. If the parent panics, the
 // panic goes on and r is left as it was: still exposed, to be taken back by
 // the next Close.
-func (rt *root) release(r *record, p pass) (removed bool, err error) {
+func (rt *root) release(r *record, p *pass) (removed bool, err error) {
 	removed, err = rt.takeBack(r, p)
 	r.silence()
 	return removed, err
@@ -249,7 +249,7 @@ func (rt *root) release(r *record, p pass) (removed bool, err error) {
 // and unregisters only if the parent names r's collector: client_golang
 // unregisters by identity, and would otherwise remove an equal collector that
 // somebody else registered in place of the scope's.
-func (rt *root) takeBack(r *record, p pass) (removed bool, err error) {
+func (rt *root) takeBack(r *record, p *pass) (removed bool, err error) {
 	if r.unchecked() {
 		rt.hub.remove(r)
 		return true, nil

@@ -58,8 +58,10 @@ func (probeMetric) Write(out *dto.Metric) error {
 // found is a scope's answer to a probe: the scope, and what the wrappers
 // between the scope and NewScope add.
 type found struct {
-	n    *node
-	over options // the wrappers' prefix and labels
+	n      *node
+	over   options // the wrappers' prefix and labels
+	unmade bool    // the scope is a nil or zero Scope, which NewScope did not make; n is nil
+	zero   bool    // a zero one
 }
 
 func (*found) Error() string { return "registry: a probe found a scope" }

@@ -54,8 +54,10 @@ type watch struct {
 // Any other parent, such as a *prometheus.Registry, is registered into as it
 // is. A nil parent, or a nil *Scope, registers into a private registry of
 // the scope's own: nothing is exposed anywhere, but registrations are
-// checked and refused as a registry would. NewScope panics on a zero Scope,
-// which NewScope did not make.
+// checked and refused as a registry would. Behind client_golang's wrappers,
+// a nil *Scope does the same, and the wrappers' prefix and labels join the
+// scope's. NewScope panics on a zero Scope, which NewScope did not make, as
+// it is or behind client_golang's wrappers.
 func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	o := newOptions(opts)
 	var up *node
@@ -64,6 +66,14 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	if p, ok := parent.(*Scope); ok && p != nil {
 		up = p.node("NewScope")
 	} else if f, keeps := findScope(parent); f != nil {
+		if f.unmade {
+			// Behind the wrappers is a nil Scope, whose scopes
+			// register into a private registry, or a zero one.
+			if f.zero {
+				panic("registry: NewScope on a Scope that NewScope did not make")
+			}
+			parent = nil
+		}
 		up, via = f.n, f.over
 	} else {
 		keepsNothing = keeps
@@ -113,7 +123,7 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 		}
 		n.root = rt
 		rt.reg, rt.keepsNothing, rt.index, rt.top = parent, keepsNothing, o.index, n
-		n.view = newView(nil, o)
+		n.view = newView(newView(nil, via), o)
 	}
 	n.str = scopeString(n.name, n.view)
 	if n.report != nil {
@@ -220,6 +230,15 @@ func (s *Scope) Register(c prometheus.Collector) error {
 // registered already, what it named as the holder of c's identity (see
 // root.add).
 func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, err error) {
+	if (s == nil || s.n == nil) && !nilness.IsNil(c) {
+		// NewScope asks through client_golang's wrappers for the scope
+		// behind them: this is none that NewScope made.
+		ds, k := appendDescs(nil, c)
+		if f := probed(c, ds, k == ownWrapper); f != nil {
+			f.unmade, f.zero = true, s != nil
+			return nil, f
+		}
+	}
 	n := s.node("Register")
 	if nilness.IsNil(c) {
 		return nil, ErrNilCollector

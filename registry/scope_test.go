@@ -77,6 +77,10 @@ func TestNewScope(t *testing.T) {
 			}
 		})
 	}
+	// NewScope on a zero Scope panics, as it does through client_golang's
+	// wrappers of one; through wrappers of a nil *Scope, it makes a scope
+	// on a private registry, as it does on a nil *Scope, with the
+	// wrappers' prefix and labels.
 	t.Run("zero scope parent", func(t *testing.T) {
 		want := "registry: NewScope on a Scope that NewScope did not make"
 		if msg, _ := promtest.Panic(func() { registry.NewScope(&registry.Scope{}) }).(string); msg != want {
@@ -84,8 +88,19 @@ func TestNewScope(t *testing.T) {
 		}
 		if msg, _ := promtest.Panic(func() {
 			registry.NewScope(prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, &registry.Scope{}))
-		}).(string); msg != "" {
-			t.Errorf("NewScope on a wrapper of a zero scope panicked with %q", msg)
+		}).(string); msg != want {
+			t.Errorf("NewScope on a wrapper of a zero scope panicked with %q, want %q", msg, want)
+		}
+	})
+	t.Run("nil scope parent behind wrappers", func(t *testing.T) {
+		var none *registry.Scope
+		s := registry.NewScope(prometheus.WrapRegistererWithPrefix("p_", prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, none)))
+		if err := s.Register(promtest.Gauge("jobs", 1)); err != nil {
+			t.Fatalf("Register = %v", err)
+		}
+		promtest.Expose(t, s, `p_jobs{a="b"} 1`)
+		if err := s.Close(); err != nil || s.Len() != 0 {
+			t.Errorf("Close = %v, Len = %d", err, s.Len())
 		}
 	})
 

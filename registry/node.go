@@ -200,8 +200,7 @@ func (n *node) lookup(c prometheus.Collector, ds []*prometheus.Desc) *record {
 	}
 	// The same collector with another identity key: one whose Describe
 	// has changed since it was registered, or an unchecked one.
-	n.indexed("")
-	for _, r := range slices.Backward(n.byKey[keyOf(c)]) {
+	for _, r := range slices.Backward(n.ofCollector(keyOf(c))) {
 		if sameCollector(r.c, c) {
 			return r
 		}
@@ -214,20 +213,33 @@ func (n *node) lookup(c prometheus.Collector, ds []*prometheus.Desc) *record {
 	return nil
 }
 
-// indexed returns the records whose identity has key, oldest first. The
-// index is built by the first call, not by Register, which spares every
-// registration the work: most scopes are closed, never asked. Callers hold
-// n.mu.
+// indexed returns the records whose identity has key, oldest first.
+// Callers hold n.mu.
 func (n *node) indexed(key string) []*record {
-	if n.index == nil {
-		n.index, n.byKey = map[string][]*record{}, map[collectorKey][]*record{}
-		for it := n.items.head; it != nil; it = it.next {
-			if r := it.record(); r != nil {
-				n.indexAdd(r)
-			}
+	n.buildIndex()
+	return n.index[key]
+}
+
+// ofCollector returns the records whose collector has key, oldest first.
+// Callers hold n.mu.
+func (n *node) ofCollector(key collectorKey) []*record {
+	n.buildIndex()
+	return n.byKey[key]
+}
+
+// buildIndex builds the index, if it is not yet: on the first lookup, not
+// on Register, which spares every registration the work, since most scopes
+// are closed, never asked. Callers hold n.mu.
+func (n *node) buildIndex() {
+	if n.index != nil {
+		return
+	}
+	n.index, n.byKey = map[string][]*record{}, map[collectorKey][]*record{}
+	for it := n.items.head; it != nil; it = it.next {
+		if r := it.record(); r != nil {
+			n.indexAdd(r)
 		}
 	}
-	return n.index[key]
 }
 
 // stale returns the records of r's collector with r's identity, r being

@@ -230,11 +230,11 @@ func (s *Scope) Register(c prometheus.Collector) error {
 // registered already, what it named as the holder of c's identity (see
 // root.add).
 func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, err error) {
-	if (s == nil || s.n == nil) && !nilness.IsNil(c) {
+	if (s == nil || s.n == nil) && isWrapper(c) {
 		// NewScope asks through client_golang's wrappers for the scope
 		// behind them: this is none that NewScope made.
-		ds, k := appendDescs(nil, c)
-		if f := probed(c, ds, k == ownWrapper); f != nil {
+		ds, _ := appendDescs(nil, c)
+		if f := probed(c, ds, true); f != nil {
 			f.unmade, f.zero = true, s != nil
 			return nil, f
 		}

@@ -512,6 +512,7 @@ type object struct {
 	rec   *mReg                           // or what the scope of rec, in a tree on a forwarder, registers in its place (rule 6)
 	hub   *mTree                          // or what a tree on a forwarder registers in its parent for its unchecked collectors
 	dyn   func() []mSeries                // or what it collects now: a scope as a collector (rule 19), whose Describe changes with what it owns
+	of    *mScope                         // that scope
 }
 
 func (o *object) series() []mSeries {
@@ -1142,6 +1143,11 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		return outcome{kind: kClosed, orLabel: s.view.clash}
 	case len(s.view.clash) > 0:
 		return outcome{kind: kLabel, labels: s.view.clash}
+	case o.hub != nil && m.collectsScopeOf(s.tree, o.hub):
+		// Rule 1: the tree already collects, among its unchecked
+		// collectors, a scope of the tree whose collector of unchecked
+		// ones o is, which collects some of what o does.
+		return outcome{kind: kOwnTree}
 	}
 	pre := wrapDescs(o.descs, chain...)
 	scoped := wrapDescs(pre, s.view.wraps()...)
@@ -1227,6 +1233,19 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 		return out
 	}
 	return outcome{kind: kRefused, labels: bad}
+}
+
+// collectsScopeOf reports whether a scope of tree owns, as an unchecked
+// collector, a scope of other.
+func (m *model) collectsScopeOf(tree, other *mTree) bool {
+	for _, s := range tree.scopes {
+		for _, st := range s.steps {
+			if r := st.reg; r != nil && r.live && r.pre == "" && r.base.of != nil && r.base.of.tree == other {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holders applies rules 4 and 7 to an identity key that the registry
@@ -2644,16 +2663,23 @@ func (w *world) registerScope(in *input) {
 		// t describes nothing: where its tree is on a forwarder over
 		// s's tree, whose collector of unchecked ones a scope of s's
 		// tree holds, t collects some of what that one does, and is
-		// refused (rule 1). The model leaves out the others: the
-		// tree's collector deeper in, through more forwarders, and a
-		// t that owns nothing where that collector is not, which is
-		// accepted, after which its tree's unchecked collectors are
-		// refused ("What is not promised").
-		if v := t.tree.via; v.scope.tree != s.tree ||
-			!slices.ContainsFunc(v.scope.owns(), func(r *mReg) bool { return r.base == v.hub }) {
+		// refused (rule 1). Where that collector was never registered,
+		// t owns nothing, and s can see nothing of t's tree: it is
+		// accepted, as an unchecked collector, after which its tree's
+		// unchecked collectors are refused ("What is not promised").
+		// The model leaves out the others: the tree's collector deeper
+		// in, through more forwarders, one taken back, and the trees
+		// that forward to t's.
+		v := t.tree.via
+		switch {
+		case v.scope.tree != s.tree:
 			return
+		case slices.ContainsFunc(v.scope.owns(), func(r *mReg) bool { return r.base == v.hub }):
+			w.registerScopeAs(s, ch, t, mode, want, nil)
+		case v.hub == nil && s.tree.via == nil && !w.forwardedTo(t.tree):
+			o := w.asCollector(t)
+			w.registerScopeAs(s, ch, t, mode, w.m.register(s, ch, o, promtest.Pass, nil), o)
 		}
-		w.registerScopeAs(s, ch, t, mode, want, nil)
 		return
 	}
 	// A closed scope describes and collects nothing, and the one behind a
@@ -2684,6 +2710,15 @@ func (w *world) registerScope(in *input) {
 	w.registerScopeAs(s, ch, t, mode, want, nil)
 }
 
+// forwardedTo reports whether a tree on a forwarder over tree has
+// registered its collector of unchecked ones there.
+func (w *world) forwardedTo(tree *mTree) bool {
+	return slices.ContainsFunc(w.scopes, func(s *mScope) bool {
+		v := s.tree.via
+		return v != nil && v.scope.tree == tree && v.hub != nil
+	})
+}
+
 // ahead reports whether tree registers into behind through forwarders.
 func ahead(tree, behind *mTree) bool {
 	for v := tree.via; v != nil; v = v.scope.tree.via {
@@ -2705,6 +2740,7 @@ func (w *world) asCollector(t *mScope) *object {
 			get:  func() prometheus.Collector { return t.real },
 			same: func(c prometheus.Collector) bool { return c == prometheus.Collector(t.real) },
 			dyn:  func() []mSeries { return w.m.scopeSeries(t) },
+			of:   t,
 		}
 	}
 	var ds []mDesc
@@ -4065,6 +4101,25 @@ var seeds = []seed{
 			register(1, none, cG1a, modeRegister, noFault),
 			closeScope(1, noFault, 0),
 			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "an empty scope on a forwarder in the scope behind",
+		// s1 is on a forwarder over s0 and owns nothing: s0 cannot see
+		// what s1 is, and accepts it as an unchecked collector. s1 then
+		// registers g0a, which the registry exposes twice, and its
+		// scrapes fail; and u0, for which its tree would register its
+		// collector of unchecked ones in s0, which collects s1 already:
+		// refused (rule 1). s0's Close takes s1 back; s1 registers u0
+		// again: s0 is closed.
+		program: prog(
+			root(onReg, noOpts()),
+			rootOnScope(0, none, noOpts()),
+			registerScope(0, none, 1, modeRegister),
+			register(1, none, cG0a, modeRegister, noFault),
+			register(1, none, cU0, modeRegister, noFault),
+			closeScope(0, noFault, 0),
+			register(1, none, cU0, modeRegister, noFault),
 		),
 	},
 	{

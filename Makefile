@@ -36,20 +36,23 @@ bench:
 # component's scope nested in a program scope beside one on the registry,
 # and one made through a wrapper of the program scope beside a Child; with
 # and without leak reports; Close per collector, and Len and Unregister per
-# collector of one metric name, and Unregister of unchecked or unowned
-# collectors, at n=100 beside n=10000; a labelled scrape
-# of one collector of n metrics beside raw, at n=100 and n=10000; the Close
-# of a DeleteOnClose that finds nothing in a vector of n series beside raw
-# DeletePartialMatch; a registry of 10,000 scopes; a registry's Gather after
-# 100,000 recycled unchecked collectors.
+# collector of one metric name, Unregister of unchecked, value or unowned
+# collectors, and DeleteOnClose on n vectors, at n=100 beside n=10000; a
+# colliding MustRegister in a tree of n registrations beside raw; a labelled
+# scrape of one collector of n metrics beside raw, at n=100 and n=10000; the
+# Close of a DeleteOnClose that finds nothing in a vector of n series beside
+# raw DeletePartialMatch; a registry of 10,000 scopes; a registry's Gather
+# after 100,000 recycled unchecked collectors.
 benchstat:
-	$(BENCHSTAT) -filter '-.name:/^(CloseScaling|RegisterCloseNested|RegisterCloseWrapped|RegisterCloseLeakReport|GatherScopes|GatherAfterUncheckedRecycles|SameNameScaling|GatherManyDescs|DeleteNone|UnregisterScaling)$$/' -col /impl bench.txt
+	$(BENCHSTAT) -filter '-.name:/^(CloseScaling|RegisterCloseNested|RegisterCloseWrapped|RegisterCloseLeakReport|GatherScopes|GatherAfterUncheckedRecycles|SameNameScaling|GatherManyDescs|DeleteNone|UnregisterScaling|CollisionScaling|DeleteOnCloseScaling)$$/' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:RegisterCloseNested' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:RegisterCloseWrapped' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:RegisterCloseLeakReport' -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:CloseScaling' -row /scope -col /n bench.txt
 	$(BENCHSTAT) -filter '.name:SameNameScaling' -row /op -col /n bench.txt
 	$(BENCHSTAT) -filter '.name:UnregisterScaling' -row /op -col /n bench.txt
+	$(BENCHSTAT) -filter '.name:DeleteOnCloseScaling' -col /n bench.txt
+	$(BENCHSTAT) -filter '.name:CollisionScaling' -row /n -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:GatherScopes' -row /shape -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:GatherManyDescs' -row /n -col /impl bench.txt
 	$(BENCHSTAT) -filter '.name:DeleteNone' -row /n -col /impl bench.txt

@@ -460,18 +460,22 @@ func BenchmarkSameNameScaling(b *testing.B) {
 // BenchmarkUnregisterScaling times, per call, Unregister on a scope that
 // owns n collectors, registered with the timer stopped, at n=100 and
 // n=10,000: it must not grow with n. op=unchecked unregisters each of n
-// unchecked collectors, oldest first; op=missing unregisters, n times, a
-// gauge the scope does not own, as code that unregisters before it
-// registers does.
+// unchecked collectors, oldest first; op=value each of n collectors of a
+// value type (promtest.Gauges), oldest first, once the scope has its index;
+// op=missing unregisters, n times, a gauge the scope does not own, as code
+// that unregisters before it registers does.
 func BenchmarkUnregisterScaling(b *testing.B) {
-	for _, op := range []string{"unchecked", "missing"} {
+	for _, op := range []string{"unchecked", "value", "missing"} {
 		for _, n := range []int{100, 10_000} {
 			b.Run(fmt.Sprintf("op=%s/n=%d", op, n), func(b *testing.B) {
 				owned := make([]prometheus.Collector, n)
 				for i := range owned {
-					if op == "unchecked" {
+					switch op {
+					case "unchecked":
 						owned[i] = &promtest.Unchecked{Name: fmt.Sprintf("unchecked%d", i)}
-					} else {
+					case "value":
+						owned[i] = promtest.Gauges{promtest.Gauge(fmt.Sprintf("value%d", i), 1)}
+					default:
 						owned[i] = promtest.Gauge(fmt.Sprintf("owned%d", i), 1)
 					}
 				}
@@ -481,12 +485,13 @@ func BenchmarkUnregisterScaling(b *testing.B) {
 					b.StopTimer()
 					s := program.Child()
 					s.MustRegister(owned...)
+					s.Unregister(missing) // builds the index
 					b.StartTimer()
 					for _, c := range owned {
 						if op == "missing" {
 							c = missing
 						}
-						if s.Unregister(c) != (op == "unchecked") {
+						if s.Unregister(c) != (op != "missing") {
 							b.Fatalf("Unregister of %v found the wrong thing", c)
 						}
 					}
@@ -499,6 +504,67 @@ func BenchmarkUnregisterScaling(b *testing.B) {
 				benchReportPerCollector(b, n)
 			})
 		}
+	}
+}
+
+// BenchmarkCollisionScaling times a colliding MustRegister on a program
+// scope whose tree holds n registrations, one gauge in each of n named
+// children, at n=1,000 and n=10,000, against raw client_golang's colliding
+// MustRegister on a registry of n gauges: naming the holder must not cost
+// what the tree holds.
+func BenchmarkCollisionScaling(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		gauges := benchGauges("held", n)
+		for _, impl := range []string{"raw", "scope"} {
+			b.Run(fmt.Sprintf("n=%d/impl=%s", n, impl), func(b *testing.B) {
+				reg := prometheus.NewRegistry()
+				var r prometheus.Registerer = reg
+				if impl == "scope" {
+					program := registry.NewScope(reg, registry.WithName("program"))
+					for i, g := range gauges {
+						program.Child(registry.WithName(fmt.Sprint(i))).MustRegister(g)
+					}
+					r = program
+				} else {
+					reg.MustRegister(gauges...)
+				}
+				again := benchGauges("held", 1)[0] // the identity of the first gauge
+				for b.Loop() {
+					if promtest.Panic(func() { r.MustRegister(again) }) == nil {
+						b.Fatal("MustRegister did not collide")
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDeleteOnCloseScaling times, per call, DeleteOnClose of one
+// label on each of n vectors in turn, all pending on one scope, at n=100
+// and n=10,000: finding a call made again must not cost what is pending.
+func BenchmarkDeleteOnCloseScaling(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			vecs := make([]*prometheus.CounterVec, n)
+			for i := range vecs {
+				vecs[i] = promtest.CounterVec(fmt.Sprintf("per_tenant%d", i), "tenant")
+			}
+			west := prometheus.Labels{"tenant": "west"}
+			for b.Loop() {
+				b.StopTimer()
+				s := registry.NewScope(nil)
+				b.StartTimer()
+				for _, v := range vecs {
+					s.DeleteOnClose(west, v)
+				}
+				b.StopTimer()
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			benchReportPerCollector(b, n)
+		})
 	}
 }
 

@@ -240,8 +240,9 @@ func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Co
 	if are.ExistingCollector == nil {
 		return e // a holder that is nobody's collector any more
 	}
+	key := identityKey(ds)
 	for _, r := range n.root.top.appendRecords(nil) {
-		if r.v != nil || r.unchecked() || !sameIdentity(r.descs, ds) {
+		if r.v != nil || r.unchecked() || identityKey(r.descs) != key || !sameIdentity(r.descs, ds) {
 			continue
 		}
 		// The error names the user's collector behind any wrappers, as

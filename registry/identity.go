@@ -306,26 +306,67 @@ func wrapperFields(v reflect.Value, inner reflect.Type) (next, prefix, labels re
 }
 
 // A collectorKey is what collectors that sameCollector finds the same
-// share: the type of what client_golang's wrappers wrap and, where that is
-// compared by identity (a pointer, a function), its address. Values of
-// other kinds, and the viewed collectors of scopes, which stand for others,
-// share one key per type.
+// share: the type of what client_golang's wrappers wrap and the address of
+// the first thing in it that is compared by identity (see identityIn). Values
+// that hold none, and the viewed collectors of scopes, which stand for
+// others, share one key per type.
 type collectorKey struct {
 	t reflect.Type
 	p uintptr
 }
 
-// keyOf returns c's key.
-func keyOf(c prometheus.Collector) collectorKey {
-	v, _, _ := peel(reflect.ValueOf(c))
+// keyOf returns x's key: x is a collector, or a Deleter, which is compared
+// the same way.
+func keyOf(x any) collectorKey {
+	v, _, _ := peel(reflect.ValueOf(x))
 	if !v.IsValid() {
 		return collectorKey{}
 	}
-	k := collectorKey{t: v.Type()}
-	if kind := v.Kind(); (kind == reflect.Pointer || kind == reflect.Func) && k.t != reflect.TypeFor[*viewed]() {
-		k.p = v.Pointer()
+	budget := keyBudget
+	p, _ := identityIn(v, &budget)
+	return collectorKey{t: v.Type(), p: p}
+}
+
+// keyBudget is how many values keyOf looks at, at most, to find one
+// compared by identity: a value holding itself ends there too.
+const keyBudget = 16
+
+// identityIn returns the address of the first value in v, in the order
+// same compares them, that same compares by identity (a pointer, a
+// function, a map or a channel), looking through client_golang's wrappers,
+// into the fields of structs and the first element of arrays and slices; ok
+// is false if there is none within budget values, or it is a scope's viewed
+// collector, which is compared by what it stands for. Two values that same
+// finds the same are walked alike, so they give the same address.
+func identityIn(v reflect.Value, budget *int) (p uintptr, ok bool) {
+	if *budget <= 0 {
+		return 0, false
 	}
-	return k
+	*budget--
+	v, _, _ = peel(v)
+	if !v.IsValid() {
+		return 0, false
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.Type() == reflect.TypeFor[*viewed]() {
+			return 0, false
+		}
+		return v.Pointer(), true
+	case reflect.Func, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		return v.Pointer(), true
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if p, ok := identityIn(v.Field(i), budget); ok {
+				return p, true
+			}
+		}
+	case reflect.Array, reflect.Slice:
+		if v.Len() > 0 {
+			return identityIn(v.Index(0), budget)
+		}
+	}
+	return 0, false
 }
 
 // A pointer tells what a pointer points to from anything else: by its

@@ -28,15 +28,26 @@ type deletion struct {
 	item
 	labels prometheus.Labels
 	vecs   []Deleter
-	key    string // the labels, to find a call made again
+	key    string // the labels and the vectors' keys, to find a call made again
 }
 
-// deletionKey is the labels of a DeleteOnClose call, sorted: of the calls
-// pending with them, one with the same vectors is the call made again.
-func deletionKey(labels prometheus.Labels) string {
+// deletionKey is the key of a DeleteOnClose call: its labels, sorted, and
+// the keys of its vectors (see keyOf), sorted, each once. Of the calls
+// pending with the same key, one with the same vectors is the call made
+// again.
+func deletionKey(labels prometheus.Labels, vecs []Deleter) string {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		fmt.Fprintf(&b, "%q=%q,", k, labels[k])
+	}
+	keys := make([]string, len(vecs))
+	for i, v := range vecs {
+		k := keyOf(v)
+		keys[i] = fmt.Sprintf("%p@%x", k.t, k.p)
+	}
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
+		b.WriteString(k + ";")
 	}
 	return b.String()
 }
@@ -203,7 +214,7 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
 		}
 	}
-	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs), key: deletionKey(labels)}
+	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs), key: deletionKey(labels, vecs)}
 	n := s.n
 	defer runtime.KeepAlive(s) // as in register
 	n.mu.Lock()

@@ -50,7 +50,7 @@ package registry_test
 // Where the contract leaves a choice open, the model accepts each reading
 // and says so in a comment (search for "either").
 //
-// The seeds are stories, each told in a comment; the last nineteen are the
+// The seeds are stories, each told in a comment; the last twenty are the
 // stories in which the model first disagreed with the code.
 
 import (
@@ -2644,6 +2644,13 @@ func (w *world) registerScope(in *input) {
 		return
 	}
 	want := outcome{kind: kOwnTree, orClosed: s.state != open, orLabel: s.view.clash}
+	if t.tree != s.tree && w.m.collectsScopeOf(t.tree, s.tree) {
+		// t is a scope of a tree that holds, as an unchecked collector,
+		// a scope of s's tree: collecting t would collect some of what
+		// s's tree does (rule 1), whatever t and s are.
+		w.registerScopeAs(s, ch, t, mode, want, nil)
+		return
+	}
 	if ahead(t.tree, s.tree) {
 		// A closed scope describes and collects nothing, nor does a
 		// scope nested in one whose Close was cut short: the model
@@ -4410,6 +4417,23 @@ var seeds = []seed{
 			rootOnScope(0, []byte{wp(0)}, noOpts()),
 			rootOnScope(1, none, opts(0)),
 			mustTwo(2, none, cG0a, cG0a),
+		),
+	},
+	{
+		name: "a tree holding a scope of the tree behind",
+		// Found by fuzzing. s0 {l0="x"}; s1, nested in it, sets l0
+		// again; s2, empty, is on a forwarder over s1. s0 accepts s2 as
+		// an unchecked collector ("What is not promised"). s2 then
+		// registers s0, whose tree holds s2: collecting s0 would collect
+		// s2's tree again, and s2 refuses it at once (rule 1), before
+		// its tree would register its collector of unchecked ones in s1,
+		// which would refuse that for the label set twice.
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			nest(0, byChild, opts(-1, lbl(0, 1))),
+			rootOnScope(1, none, noOpts()),
+			registerScope(0, none, 2, modeRegister),
+			registerScope(2, none, 0, modeMust),
 		),
 	},
 }

@@ -44,6 +44,7 @@ type UnregisterError struct {
 	// prefixes of the scopes it was registered through, as the outermost
 	// scope's parent sees them: not with what a Registerer below it (a
 	// WrapRegistererWithPrefix the outermost scope was made on) adds.
+	// Error quotes those that are not plain, as [Scope.String] does.
 	Metrics []string
 	// Err is the cause. It wraps ErrNotRegistered, and the parent's error
 	// where the parent returned one.
@@ -56,7 +57,7 @@ func (e *UnregisterError) Error() string {
 	if e.Scope != "" {
 		scope = "scope " + e.Scope + ": "
 	}
-	return fmt.Sprintf("registry: %sunregister %s: %v", scope, strings.Join(e.Metrics, ", "), e.Err)
+	return fmt.Sprintf("registry: %sunregister %s: %v", scope, quoteAll(e.Metrics), e.Err)
 }
 
 // Unwrap returns the cause, so that errors.Is and errors.As see through.
@@ -73,7 +74,8 @@ type DeleteError struct {
 	// Labels are the labels given to DeleteOnClose.
 	Labels prometheus.Labels
 	// Series are the series left, each as its name and all its labels,
-	// sorted.
+	// sorted, the name quoted as [Scope.String] quotes names that are not
+	// plain.
 	Series []string
 }
 
@@ -90,6 +92,16 @@ func (e *DeleteError) Error() string {
 	}
 	return fmt.Sprintf("registry: %sDeleteOnClose%s deleted none of %s%s: a constant label, or one the vector was curried with, matches no series",
 		scope, selector(e.Labels), strings.Join(shown, ", "), more)
+}
+
+// quoteAll joins names with ", ", each quoted if it is not plain (see
+// quote), so that no name reads as two.
+func quoteAll(names []string) string {
+	qs := make([]string, len(names))
+	for i, n := range names {
+		qs[i] = quote(n)
+	}
+	return strings.Join(qs, ", ")
 }
 
 // notRegistered is the cause inside an UnregisterError: why the collector was
@@ -171,7 +183,7 @@ func (e *collisionError) Error() string {
 	if e.scope != "" {
 		fmt.Fprintf(&b, "scope %s: ", e.scope)
 	}
-	what := strings.Join(e.metrics, ", ")
+	what := quoteAll(e.metrics)
 	if what == "" {
 		what = "an unchecked collector"
 	}

@@ -121,6 +121,35 @@ func TestHandler(t *testing.T) {
 		if want := []string{"", `"  b"`, `"a/b"`, `"west{cluster=\"east\"}"`, `"x (closed)"`, `"(unnamed scope)"`, `"y: 1 collector: z"`, `"a\xff"`, `"a\xfe"`, "é", `west{cluster="east"}`}; !slices.Equal(scopes, want) {
 			t.Errorf("the JSON page's scopes are %q, want %q", scopes, want)
 		}
+
+		// Metric names are quoted the same way wherever a message
+		// writes them: the page, Close's UnregisterError and
+		// DeleteError, and MustRegister's collision.
+		reg := prometheus.NewRegistry()
+		s := registry.NewScope(reg, registry.WithName("s"))
+		odd := promtest.Gauge("a, b", 1)
+		s.MustRegister(odd)
+		vec := promtest.CounterVec("v x", "l")
+		curried := vec.MustCurryWith(prometheus.Labels{"l": "1"})
+		curried.WithLabelValues().Inc()
+		s.DeleteOnClose(prometheus.Labels{"l": "1"}, curried)
+		if got := body(serve(registry.Handler(s), http.MethodGet, "/")); got != `s: 1 collector: "a, b"; deletes on close: "v x"{l="1"}`+"\n" {
+			t.Errorf("the page is %q", got)
+		}
+		v := promtest.Panic(func() { s.MustRegister(promtest.Gauge("a, b", 2)) })
+		if err, _ := v.(error); err == nil || !strings.HasPrefix(err.Error(), `registry: scope s: "a, b" is already registered by scope s:`) {
+			t.Errorf("MustRegister panicked with %v", v)
+		}
+		reg.Unregister(odd)
+		msgs := strings.Split(s.Close().Error(), "; ")
+		slices.Sort(msgs)
+		wantMsgs := []string{
+			`registry: scope s: DeleteOnClose{l="1"} deleted none of "v x"{l="1"}: a constant label, or one the vector was curried with, matches no series`,
+			`registry: scope s: unregister "a, b": somebody else unregistered it`,
+		}
+		if !slices.Equal(msgs, wantMsgs) {
+			t.Errorf("Close = %q, want %q", msgs, wantMsgs)
+		}
 	})
 
 	// The page answers GET and HEAD, and any other method with 405 and an

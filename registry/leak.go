@@ -26,7 +26,8 @@ type Leak struct {
 	// name{label="value",...} with the labels given to DeleteOnClose for
 	// the series of its vectors that carry them (the name as the vector
 	// describes it, without the prefix of a scope it was registered
-	// through), sorted, then "1 unchecked collector" or "N unchecked
+	// through), sorted, each name quoted as [Scope.String] quotes names
+	// that are not plain, then "1 unchecked collector" or "N unchecked
 	// collectors" for unchecked collectors that exposed nothing when
 	// asked, if there are any. Close deletes the series with
 	// DeletePartialMatch, which matches only the variable labels that a
@@ -174,15 +175,16 @@ func (n *node) exposed() []string {
 	var names []string
 	quiet := 0
 	for _, r := range rs {
-		if !r.unchecked() {
-			names = append(names, r.names()...)
-			continue
+		got := r.names()
+		if r.unchecked() {
+			got = collectedNames(r.held())
+			if len(got) == 0 {
+				quiet++
+			}
 		}
-		got := collectedNames(r.held())
-		if len(got) == 0 {
-			quiet++
+		for _, name := range got {
+			names = append(names, quote(name))
 		}
-		names = append(names, got...)
 	}
 	for _, d := range ds {
 		names = append(names, d.undeleted()...)
@@ -221,7 +223,7 @@ func (d *deletion) undeleted() []string {
 			continue
 		}
 		for _, m := range d.carrying(v) {
-			out = append(out, m.name+sel)
+			out = append(out, quote(m.name)+sel)
 		}
 	}
 	return out

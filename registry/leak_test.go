@@ -124,6 +124,23 @@ func TestLeakReport(t *testing.T) {
 		}
 	})
 
+	// A report names metrics as the ownership page does: quoted when they
+	// are not plain.
+	t.Run("quoted names", func(t *testing.T) {
+		ch := make(leaks, 1)
+		func() {
+			s := registry.NewScope(nil, registry.WithLeakReport(ch.report))
+			s.MustRegister(promtest.Gauge("a, b", 1))
+		}()
+		got := ch.wait(1, 500)
+		if len(got) != 1 || !slices.Equal(got[0].Metrics, []string{`"a, b"`}) {
+			t.Fatalf("reported %+v, want \"a, b\"", got)
+		}
+		if err := got[0].Close(); err != nil {
+			t.Error(err)
+		}
+	})
+
 	// A closed scope, one that owns nothing, one whose registrations its
 	// outer scope's Close took back, and one whose registrations
 	// Unregister took back are never reported.

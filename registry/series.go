@@ -135,7 +135,7 @@ type series struct {
 // String writes s as a series selector has it.
 func (s series) String() string {
 	var b strings.Builder
-	b.WriteString(s.name)
+	b.WriteString(quote(s.name))
 	writeLabels(&b, s.labels)
 	return b.String()
 }

@@ -95,7 +95,9 @@ func (x *Index) scopes() []*node {
 // text/plain is not named), it writes the same tree as JSON:
 // {"scopes": [scope...]}, each scope an object with "scope", "created" (""
 // when not known), "state" ("open", "closing" or "closed"), "collectors",
-// "metrics", "unchecked", "deletes" and "scopes" (the nested ones).
+// "metrics" (the names as they are: JSON quotes them), "unchecked",
+// "deletes" (the series as the text writes them) and "scopes" (the nested
+// ones).
 //
 // Handler holds no lock of a scope while it writes: it copies each scope's
 // list under the scope's lock and formats the copy, so that Register,

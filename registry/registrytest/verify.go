@@ -29,12 +29,11 @@ type TestingT interface {
 // same; for a scope, which describes nothing while it owns an unchecked
 // collector, those metrics are taken from its ownership page (see
 // registry.Handler). An unchecked collector (one that describes nothing)
-// that collects nothing at the moment is seen only through a scope: a
-// scope that owns unchecked collectors and exposes nothing, or only metrics
-// that its checked collectors describe, is reported with the number of
-// unchecked ones, whatever ignore says. When g is a
-// *registry.Scope, the message names it, and lists which of the scopes
-// nested in it own what.
+// that collects nothing at the moment is seen only through a scope: a scope
+// that owns unchecked collectors and exposes nothing, or only metrics that
+// its checked collectors describe, is reported with the number of unchecked
+// ones, whatever ignore says. When g is a *registry.Scope, the message names
+// it, and lists which of the scopes nested in it own what.
 //
 // Each entry of ignore is a metric name to leave out, or a name prefix
 // followed by "*" ("go_*" leaves out the Go runtime metrics).
@@ -46,11 +45,11 @@ type TestingT interface {
 // imported; its controller, webhook and certwatcher packages add the work
 // queues' (workqueue_*), its own controllers', clients' and webhooks'
 // (controller_runtime_*), the certificate watcher's (certwatcher_*), and the
-// Go runtime's and the process's (go_*, process_*), many of them vectors with
-// no series. Make the component's scope
-// in a scope of the test's own on such a registry, keep that one open, and
-// verify it rather than the registry; or ignore those names. A closed scope
-// owns nothing, so verifying one proves nothing.
+// Go runtime's and the process's (go_*, process_*), many of them vectors
+// with no series. Make the component's scope in a scope of the test's own on
+// such a registry, keep that one open, and verify it rather than the
+// registry; or ignore those names. A closed scope owns nothing, so verifying
+// one proves nothing.
 //
 // VerifyNone panics if g is nil or a nil pointer, which would prove
 // nothing.

@@ -58,7 +58,7 @@ func (l Leak) Close() error {
 		return nil
 	}
 	err := l.n.close()
-	closeDropped(l.n.up)
+	closeDropped(l.n.up, false)
 	return err
 }
 
@@ -81,13 +81,15 @@ func dropped(n *node) { go reportLeak(n) }
 // are decided one at a time.
 func reportLeak(n *node) {
 	n.dropped.Store(true)
+	looked := false
 	if n.report != nil {
-		if metrics := n.leaked(); len(metrics) > 0 {
+		var metrics []string
+		if metrics, looked = n.leaked(); len(metrics) > 0 {
 			n.report(Leak{Scope: n.str, Created: n.created, Metrics: metrics, n: n})
 			return
 		}
 	}
-	closeDropped(n)
+	closeDropped(n, looked)
 }
 
 // closeDropped closes n if its handle is gone and it is idle (see settle),
@@ -101,10 +103,13 @@ func reportLeak(n *node) {
 // from the parent, if it has one, last. A parent that panics there would
 // end the program from a goroutine of reportLeak's, or come out of the Close
 // of a scope nested in it, with nobody to hand the panic to: it is dropped.
-func closeDropped(n *node) {
+//
+// looked says that n's pending DeleteOnClose calls were just found to have
+// no series to delete, so that their vectors need not be read again.
+func closeDropped(n *node, looked bool) {
 	defer func() { _ = recover() }()
-	for ; n != nil && n.dropped.Load() && !n.stopped(); n = n.up {
-		if !n.settle() {
+	for ; n != nil && n.dropped.Load() && !n.stopped(); n, looked = n.up, false {
+		if !n.settle(looked) {
 			return
 		}
 		_ = n.close() // it holds nothing to report
@@ -115,8 +120,9 @@ func closeDropped(n *node) {
 // its pending DeleteOnClose calls have no series to delete (each vector is
 // a Collector, so that this can be told); if so, it forgets those calls, so
 // that closing n changes nothing that can be seen: series with their labels
-// that arrive after the check are somebody else's.
-func (n *node) settle() bool {
+// that arrive after the check are somebody else's. Where looked, the calls
+// were checked already (see closeDropped).
+func (n *node) settle(looked bool) bool {
 	var ds []*deletion
 	n.mu.Lock()
 	for it := n.items.head; it != nil; it = it.next {
@@ -130,7 +136,7 @@ func (n *node) settle() bool {
 	n.mu.Unlock()
 	for _, d := range ds {
 		for _, v := range d.vecs {
-			if _, ok := v.(prometheus.Collector); !ok || len(d.carrying(v)) > 0 {
+			if _, ok := v.(prometheus.Collector); !looked && (!ok || len(d.carrying(v)) > 0) {
 				return false // a Deleter that cannot be asked may hold series
 			}
 		}
@@ -144,24 +150,25 @@ func (n *node) settle() bool {
 }
 
 // leaked returns what a report of n names, marking n reported, or nothing
-// if n is not to be reported.
-func (n *node) leaked() []string {
+// if n is not to be reported; looked, if it found that n exposes nothing,
+// its pending DeleteOnClose calls included.
+func (n *node) leaked() (metrics []string, looked bool) {
 	n.root.reporting.Lock()
 	defer n.root.reporting.Unlock()
 	for p := n; p != nil; p = p.up {
 		if p.reported {
-			return nil
+			return nil, false
 		}
 	}
 	if n.stopped() {
-		return nil
+		return nil, false
 	}
-	metrics := n.exposed()
+	metrics = n.exposed()
 	if len(metrics) == 0 || n.stopped() {
-		return nil
+		return nil, len(metrics) == 0
 	}
 	n.reported = true
-	return metrics
+	return metrics, false
 }
 
 // exposed returns what n and the scopes nested in it, except those that a

@@ -2,6 +2,8 @@ package registry_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path"
 	"runtime"
 	"slices"
@@ -207,6 +209,39 @@ func TestLeakReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		promtest.Expose(t, reg, `requests_total{code="200",link="east"} 1`, `requests_total{code="500",link="east"} 1`)
+	})
+
+	// A dropped scope whose pending DeleteOnClose has no series to
+	// delete is closed, not reported, after one read of the vector's
+	// series.
+	t.Run("deletions with nothing left", func(t *testing.T) {
+		ch := make(leaks, 1)
+		vec, reads := promtest.ReadVec("reads", "l")
+		for _, v := range []string{"a", "b", "c"} {
+			if _, err := vec.GetMetricWithLabelValues(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		program := registry.NewScope(nil, registry.WithName("program"), registry.WithLeakReport(ch.report))
+		func() { program.Child(registry.WithName("gone")).DeleteOnClose(prometheus.Labels{"l": "x"}, vec) }()
+		page := func() string {
+			rec := httptest.NewRecorder()
+			registry.Handler(program).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+			return rec.Body.String()
+		}
+		for i := 0; i < 500 && strings.Contains(page(), "gone"); i++ {
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+		if p := page(); strings.Contains(p, "gone") {
+			t.Fatalf("the dropped scope is still there: %q", p)
+		}
+		if got := ch.wait(1, 5); len(got) != 0 {
+			t.Errorf("reported %+v", got)
+		}
+		if n := reads.Load(); n != 3 {
+			t.Errorf("the vector's series were read %d times, want 3: once each", n)
+		}
 	})
 
 	// A nested scope dropped without Close is reported while the scope

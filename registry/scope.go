@@ -383,7 +383,7 @@ func (s *Scope) Close() error {
 		s.watch.cleanup.Stop()
 	}
 	err := s.n.close()
-	closeDropped(s.n.up)
+	closeDropped(s.n.up, false)
 	runtime.KeepAlive(s.watch)
 	return err
 }

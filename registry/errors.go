@@ -97,11 +97,7 @@ func (e *DeleteError) Error() string {
 // quoteAll joins names with ", ", each quoted if it is not plain (see
 // quote), so that no name reads as two.
 func quoteAll(names []string) string {
-	qs := make([]string, len(names))
-	for i, n := range names {
-		qs[i] = quote(n)
-	}
-	return strings.Join(qs, ", ")
+	return strings.Join(appendQuoted(nil, names...), ", ")
 }
 
 // notRegistered is the cause inside an UnregisterError: why the collector was

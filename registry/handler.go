@@ -281,10 +281,7 @@ func (p page) write(b *strings.Builder, depth int) {
 		b.WriteString(" (" + p.State + ")")
 	}
 	b.WriteString(": " + describe.Count(p.Collectors, "collector", "collectors"))
-	names := make([]string, 0, len(p.Metrics)+1)
-	for _, m := range p.Metrics {
-		names = append(names, quote(m))
-	}
+	names := appendQuoted(make([]string, 0, len(p.Metrics)+1), p.Metrics...)
 	if p.Unchecked > 0 {
 		names = append(names, strconv.Itoa(p.Unchecked)+" unchecked")
 	}

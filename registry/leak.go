@@ -189,9 +189,7 @@ func (n *node) exposed() []string {
 				quiet++
 			}
 		}
-		for _, name := range got {
-			names = append(names, quote(name))
-		}
+		names = appendQuoted(names, got...)
 	}
 	for _, d := range ds {
 		names = append(names, d.undeleted()...)

@@ -243,6 +243,14 @@ func quote(s string) string {
 	return s
 }
 
+// appendQuoted appends each of names to dst, quoted as quote does.
+func appendQuoted(dst []string, names ...string) []string {
+	for _, n := range names {
+		dst = append(dst, quote(n))
+	}
+	return dst
+}
+
 // scopeString is what Scope.String returns for a scope named name with view
 // v.
 func scopeString(name string, v *view) string {

@@ -113,9 +113,10 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	}
 	s.n = n
 	n.name, n.report = quote(o.name), report
+	var above *view
 	if up != nil {
 		n.root, n.up = up.root, up
-		n.view = newView(newView(up.view, via), o)
+		above = up.view
 		n.name = joinNames(up.name, n.name)
 	} else {
 		if nilness.IsNil(parent) {
@@ -123,8 +124,8 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 		}
 		n.root = rt
 		rt.reg, rt.keepsNothing, rt.index, rt.top = parent, keepsNothing, o.index, n
-		n.view = newView(newView(nil, via), o)
 	}
+	n.view = newView(newView(above, via), o)
 	n.str = scopeString(n.name, n.view)
 	if n.report != nil {
 		n.created = madeAt()

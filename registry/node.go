@@ -292,7 +292,7 @@ func (n *node) appendRecords(out []*record) []*record {
 // A pass is the records that one Close has taken back so far.
 type pass struct {
 	rs    []*record
-	byKey map[string][]*record // the checked ones of rs[:keyed], by identityKey, for freed
+	index map[string][]*record // the checked ones of rs[:keyed], by identityKey, for freed
 	keyed int
 }
 
@@ -303,17 +303,17 @@ func (p *pass) freed(r *record) bool {
 	if p == nil || r.unchecked() {
 		return false
 	}
-	if p.byKey == nil {
-		p.byKey = map[string][]*record{}
+	if p.index == nil {
+		p.index = map[string][]*record{}
 	}
 	for _, d := range p.rs[p.keyed:] {
 		if !d.unchecked() {
 			key := identityKey(d.parentDescs())
-			p.byKey[key] = append(p.byKey[key], d)
+			p.index[key] = append(p.index[key], d)
 		}
 	}
 	p.keyed = len(p.rs)
-	for _, d := range p.byKey[identityKey(r.parentDescs())] {
+	for _, d := range p.index[identityKey(r.parentDescs())] {
 		if d.n == r.n && d.twin(r) {
 			return true
 		}

@@ -2602,7 +2602,12 @@ func (w *world) deleteOnClose(in *input) {
 	}
 	w.say("%s.DeleteOnClose(%s, %s)", s.path2(), labelsString(labels), strings.Join(names, ", "))
 	v := promtest.Panic(func() { s.real.DeleteOnClose(m, ds...) })
-	if len(labels) == 0 || len(ds) == 0 || vecs == nil && !panics {
+	// Rule 18: a label that a vector, which can be asked, does not have
+	// is misuse, as is no label, no vector or a nil one.
+	lacks := slices.ContainsFunc(vecs, func(v *mVec) bool {
+		return !v.blind && slices.ContainsFunc(labels, func(p pair) bool { return !slices.Contains(v.vars, p.name) })
+	})
+	if len(labels) == 0 || len(ds) == 0 || vecs == nil && !panics || lacks {
 		if !strings.HasPrefix(fmt.Sprint(v), "registry:") {
 			w.fail("DeleteOnClose panicked with %v, want a registry: message", v)
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -125,6 +126,31 @@ func matchesAll(v Deleter, labels prometheus.Labels) bool {
 	return err == nil
 }
 
+// lacks returns the names of labels that v has on none of its descriptors,
+// and v's metric names: no series of v can carry those labels. It returns
+// none for a v that is not a Collector, or describes nothing, or whose
+// descriptors cannot be read (see [describe.Missing]), and, without
+// reading them, for one of client_golang's vectors in which each of labels
+// is a variable label (see matchesAll).
+func lacks(v Deleter, labels prometheus.Labels) (names, missing []string) {
+	c, ok := v.(prometheus.Collector)
+	if !ok || matchesAll(v, labels) {
+		return nil, nil
+	}
+	ds, _ := appendDescs(nil, c)
+	missing = slices.Sorted(maps.Keys(labels))
+	for _, d := range ds {
+		if d == nil {
+			return nil, nil
+		}
+		missing = describe.Missing(d, missing)
+	}
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	return describe.Names(ds), missing
+}
+
 // A series is a metric of a vector as carrying reads it: its name and its
 // labels, sorted by name.
 type series struct {
@@ -199,8 +225,11 @@ func (d *deletion) carrying(v Deleter) []series {
 // Close, the panic goes on, and the next Close carries on past the call.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
-// the vectors, if no vector is given, or if a vector is nil: all three are
-// programmer errors. It panics on a zero Scope.
+// the vectors, if no vector is given, if a vector is nil, or if a vector
+// that is also a Collector has one of labels as a label of none of its
+// descriptors, constant or variable, so that none of its series can match
+// (a misspelt label name, say): all four are programmer errors. It panics
+// on a zero Scope.
 func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	s.node("DeleteOnClose")
 	if len(labels) == 0 {
@@ -212,6 +241,13 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	for i, v := range vecs {
 		if nilness.IsNil(v) {
 			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
+		}
+		if names, missing := lacks(v, labels); len(missing) > 0 {
+			for j, m := range missing {
+				missing[j] = strconv.Quote(m)
+			}
+			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d, %s, has no label %s: no series of it can match",
+				i, quoteAll(names), strings.Join(missing, " and no label ")))
 		}
 	}
 	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs), key: deletionKey(labels, vecs)}

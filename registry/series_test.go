@@ -93,7 +93,13 @@ func TestDeleteOnClose(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := prometheus.NewPedanticRegistry()
 			requests, queue := shared(reg)
-			tt.give(reg, func(s *registry.Scope, l prometheus.Labels) { s.DeleteOnClose(l, requests, queue) })
+			tt.give(reg, func(s *registry.Scope, l prometheus.Labels) {
+				vecs := []registry.Deleter{requests}
+				if _, ok := l["path"]; !ok {
+					vecs = append(vecs, queue) // it has no path label: see misuse
+				}
+				s.DeleteOnClose(l, vecs...)
+			})
 			promtest.Expose(t, reg, tt.want...)
 		})
 	}
@@ -151,7 +157,6 @@ func TestDeleteOnClose(t *testing.T) {
 			{labels: prometheus.Labels{"tenant": "globex", "path": "/a"}},
 			{labels: prometheus.Labels{"tenant": "globex"}, curry: prometheus.Labels{"path": "/a"}},
 			{labels: prometheus.Labels{"tenant": "globex"}, curry: prometheus.Labels{"tenant": "acme"}, read: true},
-			{labels: prometheus.Labels{"cluster": "east"}, read: true},
 		} {
 			vec, reads := promtest.ReadVec("reads", "tenant", "path")
 			if _, err := vec.GetMetricWithLabelValues("acme", "/a"); err != nil {
@@ -312,6 +317,12 @@ func TestDeleteOnClose(t *testing.T) {
 		{name: "no vectors", labels: prometheus.Labels{"tenant": "a"}, want: "registry: DeleteOnClose needs at least one vector"},
 		{name: "a nil vector", labels: prometheus.Labels{"tenant": "a"}, vecs: []registry.Deleter{vec, nil}, want: "registry: DeleteOnClose: vector 1 is nil"},
 		{name: "a typed-nil vector", labels: prometheus.Labels{"tenant": "a"}, vecs: []registry.Deleter{(*prometheus.GaugeVec)(nil)}, want: "registry: DeleteOnClose: vector 0 is nil"},
+		{name: "a label the vector lacks", labels: prometheus.Labels{"tenant": "a", "path": "/a", "cluster": "east"},
+			vecs: []registry.Deleter{vec, promtest.CounterVec("odd name", "tenant")},
+			want: `registry: DeleteOnClose: vector 0, v, has no label "cluster" and no label "path": no series of it can match`},
+		{name: "a label no descriptor has", labels: prometheus.Labels{"tenant": "a", "path": "/a", "cluster": "east"},
+			vecs: []registry.Deleter{extraDesc{prometheus.NewDesc("x", "h", []string{"path"}, nil), promtest.CounterVec("odd name", "tenant")}},
+			want: `registry: DeleteOnClose: vector 0, "odd name", x, has no label "cluster": no series of it can match`},
 	}
 	// DeleteOnClose panics with a clear message on misuse, on an open or
 	// closed scope, and deletes nothing.
@@ -358,6 +369,17 @@ type counting struct{ calls *int }
 func (c counting) DeletePartialMatch(prometheus.Labels) int {
 	*c.calls++
 	return 0
+}
+
+// extraDesc is a vector that describes one more descriptor.
+type extraDesc struct {
+	desc *prometheus.Desc
+	*prometheus.CounterVec
+}
+
+func (e extraDesc) Describe(ch chan<- *prometheus.Desc) {
+	ch <- e.desc
+	e.CounterVec.Describe(ch)
 }
 
 // deleterFunc is a function that is a Deleter.

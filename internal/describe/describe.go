@@ -60,6 +60,67 @@ func Name(d *prometheus.Desc) string {
 	return s
 }
 
+// Missing returns those of names that d certainly has as neither a
+// constant nor a variable label, in the order given. client_golang shows
+// d's labels only in Desc.String, as {name="value",...} and then
+// {name,...}: where that text is not as client_golang writes it, Missing
+// returns none. A label name may be any UTF-8, and so hold the characters
+// that separate the names there; a name is taken to be one of d's if it
+// occurs in that text with a separator, or the text's start, on each side.
+func Missing(d *prometheus.Desc, names []string) []string {
+	s, ok := strings.CutPrefix(d.String(), "Desc{fqName: ")
+	if !ok {
+		return nil
+	}
+	// The quoted fields before the labels: the name, the help and, in
+	// later releases, the unit.
+	for {
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			return nil
+		}
+		s = s[len(q):]
+		if rest, ok := strings.CutPrefix(s, ", constLabels: {"); ok {
+			s = rest
+			break
+		}
+		i := strings.Index(s, ": ")
+		if !strings.HasPrefix(s, ", ") || i < 0 {
+			return nil
+		}
+		s = s[i+2:]
+	}
+	var missing []string
+	for _, n := range names {
+		if !listed(s, n) {
+			missing = append(missing, n)
+		}
+	}
+	return missing
+}
+
+// listed reports whether name occurs in labels, the text of a descriptor's
+// labels, as a name: after the text's start, a comma, a brace or a
+// parenthesis (c(name) is a constrained label), and before an equals sign,
+// a comma, a brace or a parenthesis.
+func listed(labels, name string) bool {
+	if name == "" {
+		return false // no label's name
+	}
+	for i := 0; ; {
+		j := strings.Index(labels[i:], name)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(name)
+		if (at == 0 || strings.ContainsRune(",{(", rune(labels[at-1]))) &&
+			end < len(labels) && strings.ContainsRune("=,})", rune(labels[end])) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
 // ID returns d's identity to client_golang, the hash of its fully-qualified
 // name and its constant label values by which a prometheus.Registry tells
 // descriptors apart (help strings, units, variable labels and the constant

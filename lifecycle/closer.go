@@ -80,8 +80,9 @@ type Stack struct {
 
 // Push adds c.Close to the stack. A nil c is ignored. A stack is closed from
 // the moment Close begins: a cleanup pushed then, even by a cleanup that
-// Close is running, runs at once rather than being lost, and its error is
-// returned by the next Close.
+// Close is running, runs at once rather than being lost. Its error is
+// returned by the Close running, if the cleanup ends before that Close
+// has run the rest, and otherwise by the next Close.
 func (s *Stack) Push(c io.Closer) {
 	var f func() error
 	if !nilness.IsNil(c) {
@@ -113,11 +114,13 @@ func (s *Stack) PushFunc(f func() error) {
 }
 
 // Close runs every cleanup, newest first, even when some fail, and returns
-// their errors combined. Like deferred calls, the remaining cleanups still
+// their errors combined, with those of the cleanups pushed, and so run at
+// once, while it ran. Like deferred calls, the remaining cleanups still
 // run when one panics, and the panic goes on once they have. A second Close
-// runs nothing and returns nil (or the errors of cleanups pushed, and so run,
-// after the first); it does not wait for the first, so that a cleanup can
-// close its own stack.
+// runs nothing and returns nil (or the errors of cleanups pushed after the
+// first returned); it does not wait for the first, so that a cleanup can
+// close its own stack: Close returning on one goroutine does not tell that
+// a Close on another has finished.
 func (s *Stack) Close() error {
 	if s == nil {
 		return nil
@@ -126,7 +129,11 @@ func (s *Stack) Close() error {
 	fns, late := s.fns, s.late
 	s.fns, s.late, s.closed = nil, nil, true
 	s.mu.Unlock()
-	return multierr.Append(late, unwind(fns))
+	err := multierr.Append(late, unwind(fns))
+	s.mu.Lock()
+	err, s.late = multierr.Append(err, s.late), nil
+	s.mu.Unlock()
+	return err
 }
 
 // unwind runs fns newest first by deferring them in push order, so that Go's

@@ -309,17 +309,19 @@ func TestStack(t *testing.T) {
 		})
 	}
 
-	// A cleanup that a running cleanup pushes runs at once, and the next
-	// Close reports its error.
+	// A cleanup that a running cleanup pushes runs at once, and the
+	// Close running reports its error, with the others'.
 	t.Run("Push during Close", func(t *testing.T) {
 		var s lifecycle.Stack
 		late := &promtest.Component{Err: errClose}
+		first := &promtest.Component{Err: errConnect}
+		s.Push(first)
 		s.PushFunc(func() error { s.Push(late); return nil })
-		if err := s.Close(); err != nil || late.Closes() != 1 {
-			t.Fatalf("Close = %v, late cleanup ran %d times; want nil, 1", err, late.Closes())
+		if err := s.Close(); !errors.Is(err, errClose) || !errors.Is(err, errConnect) || late.Closes() != 1 {
+			t.Fatalf("Close = %v, late cleanup ran %d times; want both errors, 1", err, late.Closes())
 		}
-		if err := s.Close(); !errors.Is(err, errClose) {
-			t.Errorf("next Close = %v, want the late cleanup's error", err)
+		if err := s.Close(); err != nil {
+			t.Errorf("next Close = %v, want nil", err)
 		}
 	})
 

@@ -75,7 +75,8 @@ func (x *Index) scopes() []*node {
 // It answers GET and HEAD, and any other method with 405 Method Not Allowed.
 // By default it writes plain text, one line a scope, indented two spaces for
 // each level of nesting: the scope's String (see [WithName]), where it was
-// made when that is known (see [WithLeakReport]), how many collectors it
+// made, for a scope of a tree with a leak report or an Index (see
+// [WithLeakReport] and [WithIndex]), how many collectors it
 // owns, and their metric names; unchecked collectors, which describe none,
 // are counted ("2 unchecked"), since the page collects nothing to name them;
 // then, after "deletes on close:", the series that its pending
@@ -93,8 +94,9 @@ func (x *Index) scopes() []*node {
 // application/json with a quality above zero and no lower than that of
 // text/plain (which, as RFC 9110 has it, text/* or */* give when
 // text/plain is not named), it writes the same tree as JSON:
-// {"scopes": [scope...]}, each scope an object with "scope", "created" (""
-// when not known), "state" ("open", "closing" or "closed"), "collectors",
+// {"scopes": [scope...]}, each scope an object with "scope", "created"
+// (where it was made, as the text's "made at" gives it, for a scope of a
+// tree with a leak report or an Index; "" for others), "state" ("open", "closing" or "closed"), "collectors",
 // "metrics" (the names as they are: JSON quotes them), "unchecked",
 // "deletes" (the series as the text writes them) and "scopes" (the nested
 // ones).

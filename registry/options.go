@@ -112,7 +112,9 @@ func WithLeakReport(report func(Leak)) Option {
 // outermost scope; a nested scope is listed under the scope it is nested
 // in, and ignores it: to see a nested scope's page alone, give Handler the
 // scope itself. Runtime cleanups close a scope of the tree dropped while it
-// owns nothing, so that x no longer lists it (see [Index]).
+// owns nothing, so that x no longer lists it (see [Index]). As with
+// [WithLeakReport], each scope of the tree records where it was made (one
+// runtime.Callers), which the page shows.
 func WithIndex(x *Index) Option {
 	return optionFunc(func(o *options) { o.index = x })
 }

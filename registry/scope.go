@@ -127,10 +127,8 @@ func NewScope(parent prometheus.Registerer, opts ...Option) *Scope {
 	}
 	n.view = newView(newView(above, via), o)
 	n.str = scopeString(n.name, n.view)
-	if n.report != nil {
-		n.created = madeAt()
-	}
 	if watched {
+		n.created = madeAt()
 		s.watch = &watch{}
 		s.watch.cleanup = runtime.AddCleanup(s.watch, dropped, n)
 	}

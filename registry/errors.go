@@ -167,7 +167,7 @@ func asAlreadyRegistered(err error) (prometheus.AlreadyRegisteredError, bool) {
 // AlreadyRegisteredError: it says which scope was refused, who holds the
 // metric, and wraps the error.
 type collisionError struct {
-	scope   string // the String of the scope MustRegister was called on
+	scope   *node // the scope MustRegister was called on
 	metrics []string
 	holder  *node // the scope of the tree holding it; nil if none does
 	err     error
@@ -176,21 +176,30 @@ type collisionError struct {
 func (e *collisionError) Error() string {
 	var b strings.Builder
 	b.WriteString("registry: ")
-	if e.scope != "" {
-		fmt.Fprintf(&b, "scope %s: ", e.scope)
+	if e.scope.str != "" {
+		fmt.Fprintf(&b, "scope %s: ", e.scope.str)
 	}
 	what := quoteAll(e.metrics)
 	if what == "" {
 		what = "an unchecked collector"
 	}
 	fmt.Fprintf(&b, "%s is already registered ", what)
-	switch {
-	case e.holder == nil:
+	switch h := e.holder; {
+	case h == nil:
 		b.WriteString("outside the scope's tree")
-	case e.holder.str == "":
+	case h == e.scope:
+		b.WriteString("by this scope")
+	case h.str == "":
 		b.WriteString("by a scope with no name, labels or prefix")
+	case h.str == e.scope.str:
+		// Two scopes of one name: an older generation of the
+		// component, say, still open.
+		b.WriteString("by another scope " + h.str)
+		if h.created != "" {
+			b.WriteString(" made at " + h.created)
+		}
 	default:
-		b.WriteString("by scope " + e.holder.str)
+		b.WriteString("by scope " + h.str)
 	}
 	fmt.Fprintf(&b, ": %v", e.err)
 	return b.String()
@@ -238,7 +247,7 @@ func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Co
 	if n.view != nil {
 		ds = n.view.wrapDescs(nil, ds)
 	}
-	e := &collisionError{scope: n.str, metrics: describe.Names(ds), err: err}
+	e := &collisionError{scope: n, metrics: describe.Names(ds), err: err}
 	if v, ok := holder.(*viewed); ok {
 		if r := v.owner(); r != nil {
 			e.holder = r.n

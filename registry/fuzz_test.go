@@ -2981,8 +2981,13 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 	// Rule 4: the scope holding the metric, or outside the tree.
 	says := func(holder string) bool { return strings.Contains(err.Error(), " is already registered "+holder+": ") }
 	name := func(h *mScope) string {
-		if h.str() == "" {
+		switch {
+		case h == s:
+			return "by this scope"
+		case h.str() == "":
 			return "by a scope with no name, labels or prefix"
+		case h.str() == s.str():
+			return "by another scope " + h.str()
 		}
 		return "by scope " + h.str()
 	}

@@ -144,7 +144,7 @@ func TestHandler(t *testing.T) {
 			t.Errorf("the page is %q", got)
 		}
 		v := promtest.Panic(func() { s.MustRegister(promtest.Gauge("a, b", 2)) })
-		if err, _ := v.(error); err == nil || !strings.HasPrefix(err.Error(), `registry: scope s: "a, b" is already registered by scope s:`) {
+		if err, _ := v.(error); err == nil || !strings.HasPrefix(err.Error(), `registry: scope s: "a, b" is already registered by this scope:`) {
 			t.Errorf("MustRegister panicked with %v", v)
 		}
 		reg.Unregister(odd)

@@ -220,6 +220,35 @@ func TestRegister(t *testing.T) {
 		}
 	})
 
+	// A holder whose String is the refused scope's is another scope, with
+	// where it was made if that is recorded; a scope refused for its own
+	// registration is this scope.
+	t.Run("MustRegister names a namesake", func(t *testing.T) {
+		for _, watched := range []bool{false, true} {
+			opts := []registry.Option{registry.WithName("program")}
+			if watched {
+				opts = append(opts, registry.WithIndex(&registry.Index{}))
+			}
+			program := registry.NewScope(prometheus.NewPedanticRegistry(), opts...)
+			at := line()
+			older := program.Child(registry.WithName("watcher"))
+			older.MustRegister(promtest.Gauge("jobs", 1))
+			want := "registry: scope program/watcher: jobs is already registered by another scope program/watcher"
+			if watched {
+				want += " made at " + at
+			}
+			want += ": duplicate metrics collector registration attempted"
+			if err, _ := promtest.Panic(func() { program.Child(registry.WithName("watcher")).MustRegister(promtest.Gauge("jobs", 2)) }).(error); err == nil || err.Error() != want {
+				t.Errorf("MustRegister panicked with %v, want %q", err, want)
+			}
+			want = "registry: scope program/watcher: jobs is already registered by this scope: duplicate metrics collector registration attempted"
+			if err, _ := promtest.Panic(func() { older.MustRegister(promtest.Gauge("jobs", 2)) }).(error); err == nil || err.Error() != want {
+				t.Errorf("MustRegister panicked with %v, want %q", err, want)
+			}
+			program.Close()
+		}
+	})
+
 	// The holder named is the scope whose registration the registry
 	// holds, not one with a stale record of the same metric that an
 	// outsider unregistered behind its back.

@@ -14,23 +14,21 @@ import (
 // the scope's tree collects already.
 var errCollectsTree = errors.New("registry: a scope cannot register a collector that collects what the scope's tree collects already: every scrape would collect it twice, or without end")
 
-var (
-	// ErrClosed is returned by [Scope.Register] once the Close of the
-	// scope, or of a scope it is nested in, has begun. Nothing is passed
-	// to the parent then.
-	ErrClosed = errors.New("registry: scope is closed")
+// ErrClosed is returned by [Scope.Register] once the Close of the scope, or
+// of a scope it is nested in, has begun. Nothing is passed to the parent
+// then.
+var ErrClosed = errors.New("registry: scope is closed")
 
-	// ErrNilCollector is returned by [Scope.Register] for a nil collector,
-	// or an interface holding a nil pointer.
-	ErrNilCollector = errors.New("registry: nil collector")
+// ErrNilCollector is returned by [Scope.Register] for a nil collector, or an
+// interface holding a nil pointer.
+var ErrNilCollector = errors.New("registry: nil collector")
 
-	// ErrNotRegistered is wrapped by the [UnregisterError] that
-	// [Scope.Close] reports for a collector that was no longer the scope's
-	// to remove: somebody else unregistered it, or replaced it in the
-	// parent with an equal collector of their own, which Close leaves
-	// alone, or the parent would not let it go.
-	ErrNotRegistered = errors.New("registry: not registered by this scope")
-)
+// ErrNotRegistered is wrapped by the [UnregisterError] that [Scope.Close]
+// reports for a collector that was no longer the scope's to remove:
+// somebody else unregistered it, or replaced it in the parent with an equal
+// collector of their own, which Close leaves alone, or the parent would not
+// let it go.
+var ErrNotRegistered = errors.New("registry: not registered by this scope")
 
 // UnregisterError reports a collector that [Scope.Close] could not remove as
 // its own. Close combines one per such collector with go.uber.org/multierr, so
@@ -44,7 +42,7 @@ type UnregisterError struct {
 	// prefixes of the scopes it was registered through, as the outermost
 	// scope's parent sees them: not with what a Registerer below it (a
 	// WrapRegistererWithPrefix the outermost scope was made on) adds.
-	// Error quotes those that are not plain, as [Scope.String] does.
+	// Error quotes those that are not plain, as Scope.String does.
 	Metrics []string
 	// Err is the cause. It wraps ErrNotRegistered, and the parent's error
 	// where the parent returned one.
@@ -74,7 +72,7 @@ type DeleteError struct {
 	// Labels are the labels given to DeleteOnClose.
 	Labels prometheus.Labels
 	// Series are the series left, each as its name and all its labels,
-	// sorted, the name quoted as [Scope.String] quotes names that are not
+	// sorted, the name quoted as Scope.String quotes names that are not
 	// plain.
 	Series []string
 }

@@ -26,7 +26,7 @@ type Leak struct {
 	// name{label="value",...} with the labels given to DeleteOnClose for
 	// the series of its vectors that carry them (the name as the vector
 	// describes it, without the prefix of a scope it was registered
-	// through), sorted, each name quoted as [Scope.String] quotes names
+	// through), sorted, each name quoted as Scope.String quotes names
 	// that are not plain, then "1 unchecked collector" or "N unchecked
 	// collectors" for unchecked collectors that exposed nothing when
 	// asked, if there are any. Close deletes the series with

@@ -94,7 +94,8 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 
 // Replace closes the current instance, then its scope, and then calls build
 // with a fresh scope nested in the slot's own. If build succeeds, its value is
-// kept and returned. If build fails, the slot closes the fresh scope itself,
+// kept and returned: a nil value too, which Current then returns, and whose
+// closing closes only its scope. If build fails, the slot closes the fresh scope itself,
 // holds nothing, and returns build's error inside a [*BuildError]; a value
 // returned together with an error is not kept, nor closed: the constructor
 // owns it. If build panics, the slot closes the fresh scope, holds nothing,

@@ -278,6 +278,26 @@ func TestSlotReplace(t *testing.T) {
 		}
 	})
 
+	// A nil value built without error is installed: Current returns it,
+	// and replacing it closes its scope alone.
+	t.Run("nil value", func(t *testing.T) {
+		p, slot, _ := newSlot(t, nil)
+		if v, err := slot.Replace(build(2, nil)); v != nil || err != nil {
+			t.Fatalf("Replace = %v, %v; want nil, nil", v, err)
+		}
+		if cur, ok := slot.Current(); !ok || cur != nil {
+			t.Errorf("Current() = %v, %v; want nil, true", cur, ok)
+		}
+		promtest.Expose(t, p.Reg, append(series(2), other)...)
+		if _, err := slot.Replace(build(3, &promtest.Component{})); err != nil {
+			t.Fatalf("Replace = %v", err)
+		}
+		promtest.Expose(t, p.Reg, append(series(3), other)...)
+		if err := slot.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
+
 	// Replace panics on a nil build before it touches the current
 	// instance.
 	t.Run("nil build", func(t *testing.T) {

@@ -19,7 +19,9 @@ import (
 // scopes nested in it. The index holds the scopes, not their users' handles,
 // so an outermost scope that was dropped without Close while it still owned
 // something is still listed, as it still has registrations in the parent;
-// its leak report (see [WithLeakReport]) is how it can be closed. A scope of
+// its leak report (see [WithLeakReport]) is how it can be closed, and
+// without one, nothing closes it: the page shows it, with where it was
+// made, until the program ends. A scope of
 // a listed tree dropped while it has nothing to report is closed once the
 // garbage collector finds its handle unreachable and it holds no
 // registration and no nested scope, and so leaves the index or the scope it

@@ -302,7 +302,9 @@ func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 }
 
 // Unregister removes c from the parent if s registered it, and reports
-// whether it did. c is found as client_golang finds it: the same collector,
+// whether it did: a registration of a scope nested in s is that scope's to
+// remove, and Unregister on s returns false for it (Close of s takes it
+// back with the nested scope). c is found as client_golang finds it: the same collector,
 // or one describing the same fully-qualified names with the same constant
 // label values (help strings and variable labels do not matter). A
 // client_golang wrapper of c, which is what WrapRegistererWith passes on,

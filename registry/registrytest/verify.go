@@ -32,8 +32,11 @@ type TestingT interface {
 // that collects nothing at the moment is seen only through a scope: a scope
 // that owns unchecked collectors and exposes nothing, or only metrics that
 // its checked collectors describe, is reported with the number of unchecked
-// ones, whatever ignore says. When g is a *registry.Scope, the message names
-// it, and lists which of the scopes nested in it own what.
+// ones, whatever ignore says. Once an unchecked collector exposes anything,
+// even a metric that ignore leaves out, VerifyNone cannot tell whether the
+// others expose anything, and says nothing of them. When g is a
+// *registry.Scope, the message names it, and lists which of the scopes
+// nested in it own what.
 //
 // Each entry of ignore is a metric name to leave out, or a name prefix
 // followed by "*" ("go_*" leaves out the Go runtime metrics).

@@ -56,7 +56,10 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // Replace cannot keep the current instance when the next build fails: it
 // closes it first, so that the next one can register the same names. Check
 // a new configuration before Replace if a bad one must not take a running
-// component down. What must outlive the instances but go with the component
+// component down. A reload that builds the new instance before it stops the
+// old cannot register the same metrics for both; for a set of components
+// keyed by name (a queue per remote, a watcher per cluster), keep a Slot
+// per key and Replace the one whose configuration changed. What must outlive the instances but go with the component
 // (a DeleteOnClose of its series in shared vectors, a count of its builds)
 // belongs in a scope of the component's own, made with Child, on which the
 // slot is made; close the slot, then that scope.

@@ -20,8 +20,10 @@
 //     promscope yet.
 //
 // The README shows the constructor pattern; the program in
-// examples/clusterwatcher tells the whole story; docs/GUARANTEES.md states
-// every promise with the tests that prove it.
+// examples/clusterwatcher tells the whole story; [GUARANTEES] states every
+// promise with the tests that prove it.
 //
 // This package holds no code; it exists for this overview.
+//
+// [GUARANTEES]: https://github.com/promscope/promscope/blob/main/docs/GUARANTEES.md
 package promscope

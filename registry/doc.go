@@ -77,7 +77,7 @@
 // prometheus.Registry for the registry's lifetime.
 //
 // The rules, one by one, with the tests that prove them, are in the
-// repository's docs/GUARANTEES.md.
+// repository's [GUARANTEES].
 //
 // # Diagnostics
 //
@@ -128,4 +128,6 @@
 // [Scope.DeleteOnClose] with no labels or Register on a Scope that NewScope
 // did not make, panics with a message starting "registry:". If the parent
 // panics, the panic goes on, and a later Close carries on where it stopped.
+//
+// [GUARANTEES]: https://github.com/promscope/promscope/blob/main/docs/GUARANTEES.md
 package registry

@@ -40,11 +40,13 @@ type options struct {
 //
 // A scope with labels (or a prefix) registers a collector of its own in
 // place of each of the user's, and adds the labels at every scrape, at
-// less cost than WrapRegistererWith (see BENCHMARKS.md), though not for
+// less cost than WrapRegistererWith (see [BENCHMARKS]), though not for
 // nothing: a component whose collectors carry the labels as ConstLabels
 // can keep them there, in a scope without labels. The parent holds the
 // scope's collector, not the user's, so its own Unregister of the user's
 // collector returns false: unregister through the scope.
+//
+// [BENCHMARKS]: https://github.com/promscope/promscope/blob/main/BENCHMARKS.md
 func WithLabels(labels prometheus.Labels) Option {
 	labels = maps.Clone(labels)
 	return optionFunc(func(o *options) {

@@ -219,7 +219,9 @@ func (s *Scope) node(method string) *node {
 // that forwards to s, or a scope of a tree made on one); one that describes
 // something, the parent refuses itself, unless client_golang's
 // WrapRegistererWithPrefix between c and s renames what c describes (see
-// "What is not promised" in docs/GUARANTEES.md). It panics on a zero Scope.
+// "What is not promised" in [GUARANTEES]). It panics on a zero Scope.
+//
+// [GUARANTEES]: https://github.com/promscope/promscope/blob/main/docs/GUARANTEES.md#what-is-not-promised
 func (s *Scope) Register(c prometheus.Collector) error {
 	_, err := s.register(c)
 	return err

@@ -72,10 +72,11 @@ func closeDuringPanic(c io.Closer) (err error) {
 // A nil *Stack is empty and closed: Close returns nil, and Push and PushFunc
 // panic, since the cleanup would be lost.
 type Stack struct {
-	mu     sync.Mutex
-	fns    []func() error // guarded by mu
-	closed bool           // guarded by mu
-	late   error          // guarded by mu; errors of cleanups run after Close
+	mu      sync.Mutex
+	fns     []func() error // guarded by mu
+	closed  bool           // guarded by mu
+	closing bool           // guarded by mu; set while a Close runs the cleanups
+	late    error          // guarded by mu; errors of cleanups run after Close began
 }
 
 // Push adds c.Close to the stack. A nil c is ignored. A stack is closed from
@@ -116,23 +117,37 @@ func (s *Stack) PushFunc(f func() error) {
 // Close runs every cleanup, newest first, even when some fail, and returns
 // their errors combined, with those of the cleanups pushed, and so run at
 // once, while it ran. Like deferred calls, the remaining cleanups still
-// run when one panics, and the panic goes on once they have. A second Close
-// runs nothing and returns nil (or the errors of cleanups pushed after the
-// first returned); it does not wait for the first, so that a cleanup can
+// run when one panics, and the panic goes on once they have. A Close made
+// while another runs (by a cleanup, or on another goroutine) runs nothing
+// and returns nil; it does not wait for the first, so that a cleanup can
 // close its own stack: Close returning on one goroutine does not tell that
-// a Close on another has finished.
-func (s *Stack) Close() error {
+// a Close on another has finished. A later Close returns the errors of
+// cleanups pushed after the last one returned.
+func (s *Stack) Close() (err error) {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil
+	}
 	fns, late := s.fns, s.late
-	s.fns, s.late, s.closed = nil, nil, true
+	s.fns, s.late, s.closed, s.closing = nil, nil, true, true
 	s.mu.Unlock()
-	err := multierr.Append(late, unwind(fns))
-	s.mu.Lock()
-	err, s.late = multierr.Append(err, s.late), nil
-	s.mu.Unlock()
+	done := false
+	defer func() {
+		s.mu.Lock()
+		if done {
+			err, s.late = multierr.Append(err, s.late), nil
+		} else {
+			s.late = multierr.Append(late, s.late) // a cleanup panicked
+		}
+		s.closing = false
+		s.mu.Unlock()
+	}()
+	err = multierr.Append(late, unwind(fns))
+	done = true
 	return err
 }
 

@@ -338,6 +338,33 @@ func TestStack(t *testing.T) {
 		}
 	})
 
+	// A Close made while another runs, by a cleanup or on another
+	// goroutine, returns nil: the errors of cleanups pushed meanwhile are
+	// the running Close's.
+	t.Run("Close during Close", func(t *testing.T) {
+		for _, where := range []string{"in a cleanup", "on another goroutine"} {
+			var s lifecycle.Stack
+			second := errors.New("unset")
+			s.PushFunc(func() error {
+				if where == "in a cleanup" {
+					second = s.Close()
+					return nil
+				}
+				done := make(chan struct{})
+				go func() { second = s.Close(); close(done) }()
+				<-done
+				return nil
+			})
+			s.PushFunc(func() error { s.PushFunc(func() error { return errClose }); return nil })
+			if err := s.Close(); !errors.Is(err, errClose) || second != nil {
+				t.Errorf("%s: Close = %v, the second Close = %v; want the pushed cleanup's error, nil", where, err, second)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("%s: a later Close = %v, want nil", where, err)
+			}
+		}
+	})
+
 	// Nil cleanups are ignored, before Close and after.
 	t.Run("nil cleanups", func(t *testing.T) {
 		var s lifecycle.Stack

@@ -2602,8 +2602,9 @@ func (w *world) deleteOnClose(in *input) {
 	}
 	w.say("%s.DeleteOnClose(%s, %s)", s.path2(), labelsString(labels), strings.Join(names, ", "))
 	v := promtest.Panic(func() { s.real.DeleteOnClose(m, ds...) })
-	// Rule 18: a label that a vector, which can be asked, does not have
-	// is misuse, as is no label, no vector or a nil one.
+	// Rule 18: a label that one of client_golang's vectors does not have
+	// is misuse, as is no label, no vector or a nil one; the blind
+	// vector is the user's own, which is not asked.
 	lacks := slices.ContainsFunc(vecs, func(v *mVec) bool {
 		return !v.blind && slices.ContainsFunc(labels, func(p pair) bool { return !slices.Contains(v.vars, p.name) })
 	})

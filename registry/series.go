@@ -126,27 +126,26 @@ func matchesAll(v Deleter, labels prometheus.Labels) bool {
 	return err == nil
 }
 
-// lacks returns the names of labels that v has on none of its descriptors,
-// and v's metric names: no series of v can carry those labels. It returns
-// none for a v that is not a Collector, or describes nothing, or whose
-// descriptors cannot be read (see [describe.Missing]), and, without
-// reading them, for one of client_golang's vectors in which each of labels
-// is a variable label (see matchesAll).
+// lacks returns those of labels that v, one of client_golang's vectors,
+// has neither as a variable nor as a constant label, sorted, and v's metric
+// name: no series of v can carry them. Any other Deleter is not asked, since
+// its Describe is its user's code, which may block on what DeleteOnClose's
+// caller holds; nor is a vector in which each of labels is a variable label
+// (see matchesAll).
 func lacks(v Deleter, labels prometheus.Labels) (names, missing []string) {
 	c, ok := v.(prometheus.Collector)
-	if !ok || matchesAll(v, labels) {
+	if !ok || kindOf(c) != ownVector || matchesAll(v, labels) {
 		return nil, nil
 	}
 	ds, _ := appendDescs(nil, c)
-	missing = slices.Sorted(maps.Keys(labels))
-	for _, d := range ds {
-		if d == nil {
-			return nil, nil
-		}
-		missing = describe.Missing(d, missing)
-	}
-	if len(ds) == 0 {
+	has, ok := describe.Labels(ds[0])
+	if !ok {
 		return nil, nil
+	}
+	for _, l := range slices.Sorted(maps.Keys(labels)) {
+		if !slices.Contains(has, l) {
+			missing = append(missing, l)
+		}
 	}
 	return describe.Names(ds), missing
 }
@@ -225,11 +224,11 @@ func (d *deletion) carrying(v Deleter) []series {
 // Close, the panic goes on, and the next Close carries on past the call.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
-// the vectors, if no vector is given, if a vector is nil, or if a vector
-// that is also a Collector has one of labels as a label of none of its
-// descriptors, constant or variable, so that none of its series can match
-// (a misspelt label name, say): all four are programmer errors. It panics
-// on a zero Scope.
+// the vectors, if no vector is given, if a vector is nil, or if one of
+// client_golang's vectors has one of labels neither as a variable nor as a
+// constant label, so that none of its series can match (a misspelt label
+// name, say): all four are programmer errors. It asks no other Deleter. It
+// panics on a zero Scope.
 func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	s.node("DeleteOnClose")
 	if len(labels) == 0 {

@@ -212,6 +212,23 @@ func TestDeleteOnClose(t *testing.T) {
 		}
 	})
 
+	// A Deleter of the user's own is not described by DeleteOnClose, even
+	// one that embeds a vector: its Describe may block on what the caller
+	// holds. A label it lacks is not found then.
+	t.Run("a vector of the user's own", func(t *testing.T) {
+		s := registry.NewScope(nil)
+		v := undescribed{promtest.CounterVec("peers", "peer"), t}
+		v.WithLabelValues("a").Inc()
+		s.DeleteOnClose(prometheus.Labels{"peer": "a"}, v)
+		s.DeleteOnClose(prometheus.Labels{"per": "a"}, v)
+		if err := s.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+		if n := v.DeletePartialMatch(prometheus.Labels{"peer": "a"}); n != 0 {
+			t.Errorf("%d series left, want none", n)
+		}
+	})
+
 	// Series written again between a deletion of none and the look for
 	// what is left (a worker still running) are no labels that match
 	// nothing: the vector is asked once more, deletes them, and Close
@@ -320,9 +337,9 @@ func TestDeleteOnClose(t *testing.T) {
 		{name: "a label the vector lacks", labels: prometheus.Labels{"tenant": "a", "path": "/a", "cluster": "east"},
 			vecs: []registry.Deleter{vec, promtest.CounterVec("odd name", "tenant")},
 			want: `registry: DeleteOnClose: vector 0, v, has no label "cluster" and no label "path": no series of it can match`},
-		{name: "a label no descriptor has", labels: prometheus.Labels{"tenant": "a", "path": "/a", "cluster": "east"},
-			vecs: []registry.Deleter{extraDesc{prometheus.NewDesc("x", "h", []string{"path"}, nil), promtest.CounterVec("odd name", "tenant")}},
-			want: `registry: DeleteOnClose: vector 0, "odd name", x, has no label "cluster": no series of it can match`},
+		{name: "a label of an odd name", labels: prometheus.Labels{"a,b": "1", "tenant": "a"},
+			vecs: []registry.Deleter{promtest.CounterVec("odd name", "tenant", "a,b,c")},
+			want: `registry: DeleteOnClose: vector 0, "odd name", has no label "a,b": no series of it can match`},
 	}
 	// DeleteOnClose panics with a clear message on misuse, on an open or
 	// closed scope, and deletes nothing.
@@ -371,16 +388,14 @@ func (c counting) DeletePartialMatch(prometheus.Labels) int {
 	return 0
 }
 
-// extraDesc is a vector that describes one more descriptor.
-type extraDesc struct {
-	desc *prometheus.Desc
+// undescribed is a vector of the user's own whose Describe must not be
+// called: it blocks on the lock its user holds.
+type undescribed struct {
 	*prometheus.CounterVec
+	t *testing.T
 }
 
-func (e extraDesc) Describe(ch chan<- *prometheus.Desc) {
-	ch <- e.desc
-	e.CounterVec.Describe(ch)
-}
+func (u undescribed) Describe(chan<- *prometheus.Desc) { u.t.Error("Describe was called") }
 
 // deleterFunc is a function that is a Deleter.
 type deleterFunc func(prometheus.Labels) int

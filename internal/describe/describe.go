@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Descs runs c.Describe in its own goroutine, as prometheus.Registry does, and
@@ -60,65 +62,30 @@ func Name(d *prometheus.Desc) string {
 	return s
 }
 
-// Missing returns those of names that d certainly has as neither a
-// constant nor a variable label, in the order given. client_golang shows
-// d's labels only in Desc.String, as {name="value",...} and then
-// {name,...}: where that text is not as client_golang writes it, Missing
-// returns none. A label name may be any UTF-8, and so hold the characters
-// that separate the names there; a name is taken to be one of d's if it
-// occurs in that text with a separator, or the text's start, on each side.
-func Missing(d *prometheus.Desc, names []string) []string {
-	s, ok := strings.CutPrefix(d.String(), "Desc{fqName: ")
-	if !ok {
-		return nil
+// Labels returns the names of d's constant and variable labels.
+// client_golang keeps them in unexported fields, which package reflect
+// reads, as ID reads the identity; ok is false if a release of client_golang
+// keeps them otherwise.
+func Labels(d *prometheus.Desc) (names []string, ok bool) {
+	v := reflect.ValueOf(d).Elem()
+	consts, vars := v.FieldByName("constLabelPairs"), v.FieldByName("variableLabels")
+	if !consts.IsValid() || consts.Type() != reflect.TypeFor[[]*dto.LabelPair]() || !vars.IsValid() || vars.Kind() != reflect.Pointer {
+		return nil, false
 	}
-	// The quoted fields before the labels: the name, the help and, in
-	// later releases, the unit.
-	for {
-		q, err := strconv.QuotedPrefix(s)
-		if err != nil {
-			return nil
-		}
-		s = s[len(q):]
-		if rest, ok := strings.CutPrefix(s, ", constLabels: {"); ok {
-			s = rest
-			break
-		}
-		i := strings.Index(s, ": ")
-		if !strings.HasPrefix(s, ", ") || i < 0 {
-			return nil
-		}
-		s = s[i+2:]
+	// Package reflect reads an unexported field but does not hand out its
+	// value; the types were checked, so the fields are read as what they
+	// are.
+	for _, lp := range *(*[]*dto.LabelPair)(unsafe.Pointer(consts.UnsafeAddr())) {
+		names = append(names, lp.GetName())
 	}
-	var missing []string
-	for _, n := range names {
-		if !listed(s, n) {
-			missing = append(missing, n)
-		}
+	if vars.IsNil() {
+		return names, true
 	}
-	return missing
-}
-
-// listed reports whether name occurs in labels, the text of a descriptor's
-// labels, as a name: after the text's start, a comma, a brace or a
-// parenthesis (c(name) is a constrained label), and before an equals sign,
-// a comma, a brace or a parenthesis.
-func listed(labels, name string) bool {
-	if name == "" {
-		return false // no label's name
+	vs := vars.Elem().FieldByName("names")
+	if !vs.IsValid() || vs.Type() != reflect.TypeFor[[]string]() {
+		return nil, false
 	}
-	for i := 0; ; {
-		j := strings.Index(labels[i:], name)
-		if j < 0 {
-			return false
-		}
-		at, end := i+j, i+j+len(name)
-		if (at == 0 || strings.ContainsRune(",{(", rune(labels[at-1]))) &&
-			end < len(labels) && strings.ContainsRune("=,})", rune(labels[end])) {
-			return true
-		}
-		i = at + 1
-	}
+	return append(names, *(*[]string)(unsafe.Pointer(vs.UnsafeAddr()))...), true
 }
 
 // ID returns d's identity to client_golang, the hash of its fully-qualified

@@ -60,38 +60,24 @@ func TestID(t *testing.T) {
 	}
 }
 
-// TestMissing checks Missing on descriptors with the labels it must find,
-// help strings that look like the text around them, and names that hold
-// that text.
-func TestMissing(t *testing.T) {
-	names := []string{"x", "v", "c", "a", "z", "q", ""}
+// TestLabels checks Labels on descriptors made with the labels it must
+// find, names of any UTF-8 among them.
+func TestLabels(t *testing.T) {
+	odd := []string{"a,z", `x=""`, "c(d)", "}{b"}
 	for _, tt := range []struct {
 		desc *prometheus.Desc
 		want []string
 	}{
-		{prometheus.NewDesc("a", "h", nil, nil), names},
-		{prometheus.NewDesc("a", "h", []string{"v", "x"}, nil), []string{"c", "a", "z", "q", ""}},
-		{prometheus.NewDesc("a", "h", nil, prometheus.Labels{"x": "1", "c": `2"}, variableLabels: {z`}), []string{"v", "a", "z", "q", ""}},
-		{prometheus.NewDesc("a", `h", constLabels: {q="1"}, variableLabels: {z}}`, []string{"v"}, prometheus.Labels{"x": "1"}), []string{"c", "a", "z", "q", ""}},
-		{prometheus.V2.NewDesc("a", "h", prometheus.ConstrainedLabels{{Name: "c", Constraint: strings.ToLower}, {Name: "z"}}, nil), []string{"x", "v", "a", "q", ""}},
-		// Names that hold the separators are found whole in the text,
-		// and every name they hold is taken to be there.
-		{prometheus.NewDesc("a", "h", []string{"a,z"}, nil), []string{"x", "v", "c", "q", ""}},
-		{prometheus.NewDesc("a", "h", nil, prometheus.Labels{`x=""`: "1"}), []string{"v", "c", "a", "z", "q", ""}},
-		// A name within another is no name.
-		{prometheus.NewDesc("a", "h", []string{"xv", "cz"}, prometheus.Labels{"aq": "x"}), names},
+		{prometheus.NewDesc("a", "h", nil, nil), nil},
+		{prometheus.NewDesc("a", "h", []string{"v", "x"}, nil), []string{"v", "x"}},
+		{prometheus.NewDesc("a", "h", []string{"v"}, prometheus.Labels{"x": "1", "c": `2"}, variableLabels: {z`}), []string{"c", "x", "v"}},
+		{prometheus.V2.NewDesc("a", "h", prometheus.ConstrainedLabels{{Name: "c", Constraint: strings.ToLower}, {Name: "z"}}, nil), []string{"c", "z"}},
+		{prometheus.NewDesc("a", "h", odd, nil), odd},
+		{prometheus.NewDesc("a", "h", nil, prometheus.Labels{odd[0]: "1", odd[1]: "2"}), []string{odd[0], odd[1]}},
 	} {
-		if got := describe.Missing(tt.desc, names); !slices.Equal(got, tt.want) {
-			t.Errorf("Missing(%v) = %q, want %q", tt.desc, got, tt.want)
-		}
-	}
-	odd := []string{"a,z", `x=""`, "c(d)"}
-	for _, d := range []*prometheus.Desc{
-		prometheus.NewDesc("a", "h", odd, nil),
-		prometheus.NewDesc("a", "h", nil, prometheus.Labels{odd[0]: "1", odd[1]: "2", odd[2]: "3"}),
-	} {
-		if got := describe.Missing(d, odd); got != nil {
-			t.Errorf("Missing(%v) of its own names = %q, want none", d, got)
+		got, ok := describe.Labels(tt.desc)
+		if !ok || !slices.Equal(got, tt.want) {
+			t.Errorf("Labels(%v) = %q, %t; want %q, true", tt.desc, got, ok, tt.want)
 		}
 	}
 }

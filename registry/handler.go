@@ -92,7 +92,9 @@ func (x *Index) scopes() []*node {
 // label values always, as strconv.Quote quotes them. So a line is always
 // one scope, and no name passes for another, or for what is written around
 // it.
-// With the query parameter format=json, or an Accept header that names
+// With the query parameter format=json (format=text asks for text,
+// whatever Accept says, and any other format is answered with 400 Bad
+// Request), or with no format and an Accept header that names
 // application/json with a quality above zero and no lower than that of
 // text/plain (which, as RFC 9110 has it, text/* or */* give when
 // text/plain is not named), it writes the same tree as JSON:
@@ -123,7 +125,12 @@ func Handler(x Scopes) http.Handler {
 			pages = append(pages, n.page())
 		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if req.URL.Query().Get("format") == "json" || wantsJSON(req.Header.Values("Accept")) {
+		format := req.URL.Query().Get("format")
+		if format != "" && format != "json" && format != "text" {
+			http.Error(w, "registry: format must be json or text, not "+strconv.Quote(format), http.StatusBadRequest)
+			return
+		}
+		if format == "json" || format == "" && wantsJSON(req.Header.Values("Accept")) {
 			w.Header().Set("Content-Type", "application/json")
 			if req.Method == http.MethodGet {
 				_ = json.NewEncoder(w).Encode(struct { // a client that went away is not an error of ours

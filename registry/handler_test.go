@@ -212,6 +212,16 @@ func TestHandler(t *testing.T) {
 				t.Errorf("the page is %+v", got)
 			}
 		}
+		// format=text is text whatever Accept says; any other format is
+		// refused.
+		if r := serve(registry.Handler(root), http.MethodGet, "/?format=text", "Accept", "application/json"); !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") || !strings.HasPrefix(body(r), "mirror: 1 collector") {
+			t.Errorf("format=text: Content-Type %q", r.Header.Get("Content-Type"))
+		}
+		for _, f := range []string{"JSON", "xml"} {
+			if r := serve(registry.Handler(root), http.MethodGet, "/?format="+f); r.StatusCode != http.StatusBadRequest || !strings.Contains(body(r), `registry: format must be json or text, not "`+f+`"`) {
+				t.Errorf("format=%s: %d %q, want 400 naming the formats", f, r.StatusCode, body(r))
+			}
+		}
 		// A page of no scopes lists none, as an empty list of scopes
 		// nested in a scope does.
 		if got := body(serve(registry.Handler(&registry.Index{}), http.MethodGet, "/?format=json")); got != `{"scopes":[]}`+"\n" {

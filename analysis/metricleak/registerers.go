@@ -178,10 +178,11 @@ func (c *checker) madeRegistry(v ssa.Value) bool {
 func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 	base := strip(fa.X)
 	object := func(v ssa.Value) bool {
-		if a, ok := v.(*ssa.Alloc); ok {
-			return assignedOnce(a) == base // the variable that holds it
+		if strip(v) == base {
+			return true // the object, a composite literal's too
 		}
-		return strip(v) == base
+		a, ok := v.(*ssa.Alloc)
+		return ok && assignedOnce(a) == base // the variable that holds it
 	}
 	var st *ssa.Store
 	var uses []ssa.Instruction // what else the object, or the field's address, is given to
@@ -212,7 +213,7 @@ func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 			case *ssa.UnOp:
 				continue // a load
 			case *ssa.Store:
-				if _, cell := x.Addr.(*ssa.Alloc); cell && object(x.Addr) {
+				if _, cell := x.Addr.(*ssa.Alloc); cell && strip(x.Addr) != base && object(x.Addr) {
 					continue // the variable is given the object
 				}
 			}

@@ -166,6 +166,27 @@ func NewClient(start func() error, opts ...Option) error {
 
 func (o *options) useDefault() { o.reg = prometheus.DefaultRegisterer }
 
+// MethodAfter registers into the registry of an object it made, and then
+// calls a method of the object, which cannot change where the registration
+// went: a failure leaves nothing anywhere else.
+func MethodAfter(start func() error) (*options, error) {
+	o := &options{reg: prometheus.NewRegistry()}
+	o.reg.MustRegister(requests())
+	o.useDefault()
+	if err := start(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// Overwritten replaces the whole object before it registers.
+func Overwritten(start func() error) error {
+	o := &options{reg: prometheus.NewRegistry()}
+	*o = options{reg: prometheus.DefaultRegisterer}
+	o.reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}
+
 // AfterMethod lets a method of the object set the field.
 func AfterMethod(start func() error) error {
 	o := &options{reg: prometheus.NewRegistry()}

@@ -106,8 +106,9 @@ func (c *checker) message(l *leak, places []*registration) string {
 	return b.String()
 }
 
-// places returns, for each place where l's registrations were made, as a
-// message names it, the first registration made there, in order, except
+// places returns, for each place where l's registrations were made (a
+// registration's site as a message names it, and for one made in a callee,
+// the call), the first registration made there, in order, except
 // that the first place of a registration whose metrics have names comes
 // first: the message names that place, so that the names it lists do not
 // all seem to come from a place that registered none of them.
@@ -115,8 +116,14 @@ func (c *checker) places(l *leak) []*registration {
 	var regs []*registration
 	seen := map[string]bool{}
 	for _, r := range l.regs {
-		if site := c.displaySite(r.siteString(c.pass)); !seen[site] {
-			seen[site] = true
+		place := c.displaySite(r.siteString(c.pass))
+		if r.via != nil {
+			// Each call of a callee that registers is a place of
+			// its own: the calls leave different registrations.
+			place += fmt.Sprint(" ", r.call.Pos())
+		}
+		if !seen[place] {
+			seen[place] = true
 			regs = append(regs, r)
 		}
 	}

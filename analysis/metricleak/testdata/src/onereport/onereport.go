@@ -75,3 +75,24 @@ func undone(reg prometheus.Registerer, dial, sync func() error) error {
 	}
 	return nil
 }
+
+// cacheSize registers a gauge of a cache's size.
+func cacheSize(reg prometheus.Registerer, name string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name + "_size"})
+	reg.MustRegister(g)
+	return g
+}
+
+// twoCaches registers through one helper twice: each call is a place of
+// its own, so the two reports say how many calls their returns leave.
+func twoCaches(reg prometheus.Registerer, dial, sync func() error) (prometheus.Gauge, prometheus.Gauge, error) {
+	a := cacheSize(reg, "a")
+	if err := dial(); err != nil {
+		return nil, nil, err // want `^the metrics registered at onereport\.go:\d+ \(via cacheSize\) stay registered when this returns an error: unregister them before returning, or call cacheSize after the last error return$`
+	}
+	b := cacheSize(reg, "b") // related: registered
+	if err := sync(); err != nil {
+		return nil, nil, err // want `^the metrics registered at onereport\.go:\d+ \(via cacheSize\) and 1 other place stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
+	}
+	return a, b, nil
+}

@@ -172,8 +172,9 @@ func (c *checker) madeRegistry(v ssa.Value) bool {
 // field of the object that fa addresses, if the store comes before load,
 // which reads the field, and nothing that could store another comes
 // between: no call the object, or the field's address, is given to after
-// the store and before the load, and no closure or goroutine that holds
-// it. It returns nil otherwise. The object may be a variable that closures
+// the store and before the load on any path, round loops included, and no
+// closure, goroutine or other object that gets it before the load. It
+// returns nil otherwise. The object may be a variable that closures
 // capture, which each access loads anew.
 func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 	base := strip(fa.X)
@@ -229,14 +230,45 @@ func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 		return nil
 	}
 	for _, u := range uses {
-		_, call := u.(*ssa.Call)
-		after := before(load, u)
-		done := call && before(u, st) // a call over before the store
-		if !after && !done {
+		// A call is harmless where no run of the function makes it
+		// between the store and the load; anything else that gets the
+		// object, where no run meets it before the load. A loop may
+		// meet a use after the load before the load of its next pass.
+		if _, call := u.(*ssa.Call); call && runsBetween(st, u, load) || !call && flowsTo(u, load) {
 			return nil
 		}
 	}
 	return st.Val
+}
+
+// runsBetween reports whether some run of the function can execute u after
+// from and before to, going round loops as often as it likes.
+func runsBetween(from, u, to ssa.Instruction) bool {
+	return flowsTo(from, u) && flowsTo(u, to)
+}
+
+// flowsTo reports whether b can execute after a in some run of their
+// function: later in a's block, or in a block reached from a's, a's own
+// included, round a loop.
+func flowsTo(a, b ssa.Instruction) bool {
+	if a.Block() == b.Block() && index(a.Block(), a) < index(b.Block(), b) {
+		return true
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := slices.Clone(a.Block().Succs)
+	for len(work) > 0 {
+		blk := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[blk] {
+			continue
+		}
+		if blk == b.Block() {
+			return true
+		}
+		seen[blk] = true
+		work = append(work, blk.Succs...)
+	}
+	return false
 }
 
 // makesRegistryFact is exported for a function whose first result is, on

@@ -88,8 +88,8 @@ func (c *checker) message(l *leak, places []*registration) string {
 	// What to move after the last error return: the registrations, or
 	// the call that makes them.
 	late := "register " + them
-	if first.via != nil && len(places) == 1 {
-		late = "call " + c.funcName(first.via)
+	if first.via != nil && !slices.ContainsFunc(places, func(r *registration) bool { return r.via != first.via }) {
+		late = "call " + c.funcName(first.via) // the only function that registers them
 	}
 	switch m := c.undoMethod(first); {
 	case first.scope:

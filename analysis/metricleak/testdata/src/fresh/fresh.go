@@ -179,6 +179,19 @@ func MethodAfter(start func() error) (*options, error) {
 	return o, nil
 }
 
+// InLoop registers into the registry of an object it made, in a loop
+// whose later passes may have had a method change the field.
+func InLoop(names []string, shared bool, start func() error) error {
+	o := &options{reg: prometheus.NewRegistry()}
+	for _, n := range names {
+		o.reg.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Name: n}))
+		if shared {
+			o.useDefault()
+		}
+	}
+	return start() // want `^the metrics registered at fresh\.go:\d+ stay registered`
+}
+
 // Overwritten replaces the whole object before it registers.
 func Overwritten(start func() error) error {
 	o := &options{reg: prometheus.NewRegistry()}

@@ -92,7 +92,7 @@ func twoCaches(reg prometheus.Registerer, dial, sync func() error) (prometheus.G
 	}
 	b := cacheSize(reg, "b") // related: registered
 	if err := sync(); err != nil {
-		return nil, nil, err // want `^the metrics registered at onereport\.go:\d+ \(via cacheSize\) and 1 other place stay registered when this returns an error: unregister them before returning, or register them after the last error return$`
+		return nil, nil, err // want `^the metrics registered at onereport\.go:\d+ \(via cacheSize\) and 1 other place stay registered when this returns an error: unregister them before returning, or call cacheSize after the last error return$`
 	}
 	return a, b, nil
 }

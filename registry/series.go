@@ -130,23 +130,26 @@ func matchesAll(v Deleter, labels prometheus.Labels) bool {
 // has neither as a variable nor as a constant label, sorted, and v's metric
 // name: no series of v can carry them. Any other Deleter is not asked, since
 // its Describe is its user's code, which may block on what DeleteOnClose's
-// caller holds; nor is a vector in which each of labels is a variable label
-// (see matchesAll).
+// caller holds.
 func lacks(v Deleter, labels prometheus.Labels) (names, missing []string) {
 	c, ok := v.(prometheus.Collector)
-	if !ok || kindOf(c) != ownVector || matchesAll(v, labels) {
+	if !ok || kindOf(c) != ownVector {
 		return nil, nil
 	}
-	ds, _ := appendDescs(nil, c)
-	has, ok := describe.Labels(ds[0])
-	if !ok {
-		return nil, nil
+	var one [1]*prometheus.Desc
+	ds, _ := appendDescs(one[:0], c)
+	if ds[0] == nil {
+		return nil, nil // a zero vector: its Close, or a scrape, says so
 	}
-	for _, l := range slices.Sorted(maps.Keys(labels)) {
-		if !slices.Contains(has, l) {
+	for l := range labels {
+		if has, ok := describe.HasLabel(ds[0], l); ok && !has {
 			missing = append(missing, l)
 		}
 	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	slices.Sort(missing)
 	return describe.Names(ds), missing
 }
 

@@ -62,30 +62,32 @@ func Name(d *prometheus.Desc) string {
 	return s
 }
 
-// Labels returns the names of d's constant and variable labels.
-// client_golang keeps them in unexported fields, which package reflect
-// reads, as ID reads the identity; ok is false if a release of client_golang
-// keeps them otherwise.
-func Labels(d *prometheus.Desc) (names []string, ok bool) {
+// HasLabel reports whether d has a constant or a variable label called
+// name. client_golang keeps d's labels in unexported fields, which package
+// reflect reads, as ID reads the identity; ok is false if a release of
+// client_golang keeps them otherwise.
+func HasLabel(d *prometheus.Desc, name string) (has, ok bool) {
 	v := reflect.ValueOf(d).Elem()
 	consts, vars := v.FieldByName("constLabelPairs"), v.FieldByName("variableLabels")
 	if !consts.IsValid() || consts.Type() != reflect.TypeFor[[]*dto.LabelPair]() || !vars.IsValid() || vars.Kind() != reflect.Pointer {
-		return nil, false
+		return false, false
 	}
 	// Package reflect reads an unexported field but does not hand out its
 	// value; the types were checked, so the fields are read as what they
 	// are.
 	for _, lp := range *(*[]*dto.LabelPair)(unsafe.Pointer(consts.UnsafeAddr())) {
-		names = append(names, lp.GetName())
+		if lp.GetName() == name {
+			return true, true
+		}
 	}
 	if vars.IsNil() {
-		return names, true
+		return false, true
 	}
 	vs := vars.Elem().FieldByName("names")
 	if !vs.IsValid() || vs.Type() != reflect.TypeFor[[]string]() {
-		return nil, false
+		return false, false
 	}
-	return append(names, *(*[]string)(unsafe.Pointer(vs.UnsafeAddr()))...), true
+	return slices.Contains(*(*[]string)(unsafe.Pointer(vs.UnsafeAddr())), name), true
 }
 
 // ID returns d's identity to client_golang, the hash of its fully-qualified

@@ -60,24 +60,27 @@ func TestID(t *testing.T) {
 	}
 }
 
-// TestLabels checks Labels on descriptors made with the labels it must
-// find, names of any UTF-8 among them.
-func TestLabels(t *testing.T) {
+// TestHasLabel checks HasLabel on descriptors made with the labels it must
+// find, names of any UTF-8 among them, and names they do not have.
+func TestHasLabel(t *testing.T) {
 	odd := []string{"a,z", `x=""`, "c(d)", "}{b"}
+	names := append([]string{"v", "x", "c", "z", "a", "", "y"}, odd...)
 	for _, tt := range []struct {
 		desc *prometheus.Desc
 		want []string
 	}{
 		{prometheus.NewDesc("a", "h", nil, nil), nil},
 		{prometheus.NewDesc("a", "h", []string{"v", "x"}, nil), []string{"v", "x"}},
-		{prometheus.NewDesc("a", "h", []string{"v"}, prometheus.Labels{"x": "1", "c": `2"}, variableLabels: {z`}), []string{"c", "x", "v"}},
+		{prometheus.NewDesc("a", "h", []string{"v"}, prometheus.Labels{"x": "1", "c": `2"}, variableLabels: {z`}), []string{"v", "x", "c"}},
 		{prometheus.V2.NewDesc("a", "h", prometheus.ConstrainedLabels{{Name: "c", Constraint: strings.ToLower}, {Name: "z"}}, nil), []string{"c", "z"}},
 		{prometheus.NewDesc("a", "h", odd, nil), odd},
-		{prometheus.NewDesc("a", "h", nil, prometheus.Labels{odd[0]: "1", odd[1]: "2"}), []string{odd[0], odd[1]}},
+		{prometheus.NewDesc("a", "h", nil, prometheus.Labels{odd[0]: "1", odd[1]: "2"}), odd[:2]},
 	} {
-		got, ok := describe.Labels(tt.desc)
-		if !ok || !slices.Equal(got, tt.want) {
-			t.Errorf("Labels(%v) = %q, %t; want %q, true", tt.desc, got, ok, tt.want)
+		for _, name := range names {
+			has, ok := describe.HasLabel(tt.desc, name)
+			if want := slices.Contains(tt.want, name); !ok || has != want {
+				t.Errorf("HasLabel(%v, %q) = %t, %t; want %t, true", tt.desc, name, has, ok, want)
+			}
 		}
 	}
 }

@@ -54,15 +54,16 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // and the ownership page.
 //
 // Replace cannot keep the current instance when the next build fails: it
-// closes it first, so that the next one can register the same names. Check
-// a new configuration before Replace if a bad one must not take a running
+// closes it first, so that the next one can register the same names. Check a
+// new configuration before Replace if a bad one must not take a running
 // component down. A reload that builds the new instance before it stops the
 // old cannot register the same metrics for both; for a set of components
-// keyed by name (a queue per remote, a watcher per cluster), keep a Slot
-// per key and Replace the one whose configuration changed. What must outlive the instances but go with the component
-// (a DeleteOnClose of its series in shared vectors, a count of its builds)
-// belongs in a scope of the component's own, made with Child, on which the
-// slot is made; close the slot, then that scope.
+// keyed by name (a queue per remote, a watcher per cluster), keep a Slot per
+// key and Replace the one whose configuration changed. What must outlive the
+// instances but go with the component (a DeleteOnClose of its series in
+// shared vectors, a count of its builds) belongs in a scope of the
+// component's own, made with Child, on which the slot is made; close the
+// slot, then that scope.
 //
 // A scope owns registrations, not components. When parent is a scope, and
 // it (or a scope it is nested in) is closed while the slot still holds an
@@ -96,13 +97,13 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 }
 
 // Replace closes the current instance, then its scope, and then calls build
-// with a fresh scope nested in the slot's own. If build succeeds, its value is
-// kept and returned: a nil value too, which Current then returns, and whose
-// closing closes only its scope. If build fails, the slot closes the fresh scope itself,
-// holds nothing, and returns build's error inside a [*BuildError]; a value
-// returned together with an error is not kept, nor closed: the constructor
-// owns it. If build panics, the slot closes the fresh scope, holds nothing,
-// and the panic goes on.
+// with a fresh scope nested in the slot's own. If build succeeds, its value
+// is kept and returned: a nil value too, which Current then returns, and
+// whose closing closes only its scope. If build fails, the slot closes the
+// fresh scope itself, holds nothing, and returns build's error inside a
+// [*BuildError]; a value returned together with an error is not kept, nor
+// closed: the constructor owns it. If build panics, the slot closes the fresh
+// scope, holds nothing, and the panic goes on.
 //
 // The error Replace returns combines any error of closing the previous
 // instance with the BuildError. So errors.As(err, &buildErr) tells whether

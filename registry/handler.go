@@ -18,14 +18,14 @@ import (
 // [WithIndex] is listed from NewScope until its Close completes, with the
 // scopes nested in it. The index holds the scopes, not their users' handles,
 // so an outermost scope that was dropped without Close while it still owned
-// something is still listed, as it still has registrations in the parent;
-// its leak report (see [WithLeakReport]) is how it can be closed, and
-// without one, nothing closes it: the page shows it, with where it was
-// made, until the program ends. A scope of
-// a listed tree dropped while it has nothing to report is closed once the
-// garbage collector finds its handle unreachable and it holds no
-// registration and no nested scope, and so leaves the index or the scope it
-// is nested in. The zero value is an empty index, ready to use.
+// something is still listed, as it still has registrations in the parent; its
+// leak report (see [WithLeakReport]) is how it can be closed, and without
+// one, nothing closes it: the page shows it, with where it was made, until
+// the program ends. A scope of a listed tree dropped while it has nothing to
+// report is closed once the garbage collector finds its handle unreachable
+// and it holds no registration and no nested scope, and so leaves the index
+// or the scope it is nested in. The zero value is an empty index, ready to
+// use.
 type Index struct {
 	mu    sync.Mutex
 	roots list // guarded by mu; the outermost scopes, oldest first
@@ -84,26 +84,26 @@ func (x *Index) scopes() []*node {
 // then, after "deletes on close:", the series that its pending
 // [Scope.DeleteOnClose] calls name, which Close deletes or reports in a
 // [DeleteError]: each vector's metric name, as the vector describes it,
-// with the labels given (links_total{link="west"}), or the labels alone for
-// a vector that cannot describe itself.
+// with the labels given (links_total{link="west"}), or the labels alone for a
+// vector that cannot describe itself.
+//
 // A scope is named by its String, which quotes a name that holds a space,
 // anything unprintable or not UTF-8, or one of the characters names and
 // labels are joined with; metric and label names are quoted likewise, and
-// label values always, as strconv.Quote quotes them. So a line is always
-// one scope, and no name passes for another, or for what is written around
-// it.
-// With the query parameter format=json (format=text asks for text,
-// whatever Accept says, and any other format is answered with 400 Bad
-// Request), or with no format and an Accept header that names
-// application/json with a quality above zero and no lower than that of
-// text/plain (which, as RFC 9110 has it, text/* or */* give when
-// text/plain is not named), it writes the same tree as JSON:
-// {"scopes": [scope...]}, each scope an object with "scope", "created"
-// (where it was made, as the text's "made at" gives it, for a scope of a
-// tree with a leak report or an Index; "" for others), "state" ("open", "closing" or "closed"), "collectors",
-// "metrics" (the names as they are: JSON quotes them), "unchecked",
-// "deletes" (the series as the text writes them) and "scopes" (the nested
-// ones).
+// label values always, as strconv.Quote quotes them. So a line is always one
+// scope, and no name passes for another, or for what is written around it.
+//
+// With the query parameter format=json (format=text asks for text, whatever
+// Accept says, and any other format is answered with 400 Bad Request), or
+// with no format and an Accept header that names application/json with a
+// quality above zero and no lower than that of text/plain (which, as RFC 9110
+// has it, text/* or */* give when text/plain is not named), it writes the
+// same tree as JSON: {"scopes": [scope...]}, each scope an object with
+// "scope", "created" (where it was made, as the text's "made at" gives it,
+// for a scope of a tree with a leak report or an Index; "" for others),
+// "state" ("open", "closing" or "closed"), "collectors", "metrics" (the names
+// as they are: JSON quotes them), "unchecked", "deletes" (the series as the
+// text writes them) and "scopes" (the nested ones).
 //
 // Handler holds no lock of a scope while it writes: it copies each scope's
 // list under the scope's lock and formats the copy, so that Register,

@@ -48,13 +48,13 @@ func (l Leak) String() string {
 		who, l.Created, strings.Join(l.Metrics, ", "))
 }
 
-// Close closes the leaked scope, as [Scope.Close] would have, and returns
-// its error: the one way to take back what a scope registered once nobody
-// holds it. It takes back all of it, also metrics that code still writes
-// through a scope whose handle was dropped (a Child kept only as a labelled
-// view; see WithLeakReport). A report may call it; a leaked scope nested in an open one is
-// also closed when that one is. Close on a Leak that no report gave returns
-// nil.
+// Close closes the leaked scope, as [Scope.Close] would have, and returns its
+// error: the one way to take back what a scope registered once nobody holds
+// it. It takes back all of it, also metrics that code still writes through a
+// scope whose handle was dropped (a Child kept only as a labelled view; see
+// WithLeakReport). A report may call it; a leaked scope nested in an open one
+// is also closed when that one is. Close on a Leak that no report gave
+// returns nil.
 func (l Leak) Close() error {
 	if l.n == nil {
 		return nil

@@ -287,13 +287,12 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 // if it is not empty: "registry: scope NAME: ...".
 //
 // When the error is an AlreadyRegisteredError, the panic value is an error
-// that names s, if its String is not empty, and the scope holding the
-// metric ("this scope" if it is s; "another scope NAME" if its String is
-// s's, an older generation of a component still open, say, and where it
-// was made if a leak report or an Index recorded it), or says that it is
-// held outside s's tree, and wraps the
-// AlreadyRegisteredError, so that
-// errors.As(v.(error), &prometheus.AlreadyRegisteredError{}) still finds it.
+// that names s, if its String is not empty, and the scope holding the metric
+// ("this scope" if it is s; "another scope NAME" if its String is s's, an
+// older generation of a component still open, say, and where it was made if a
+// leak report or an Index recorded it), or says that it is held outside s's
+// tree, and wraps the AlreadyRegisteredError, so that errors.As(v.(error),
+// &prometheus.AlreadyRegisteredError{}) still finds it.
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 	s.node("MustRegister")
 	for _, c := range cs {
@@ -305,18 +304,18 @@ func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 
 // Unregister removes c from the parent if s registered it, and reports
 // whether it did: a registration of a scope nested in s is that scope's to
-// remove, and Unregister on s returns false for it (Close of s takes it
-// back with the nested scope). c is found as client_golang finds it: the same collector,
-// or one describing the same fully-qualified names with the same constant
-// label values (help strings and variable labels do not matter). A
+// remove, and Unregister on s returns false for it (Close of s takes it back
+// with the nested scope). c is found as client_golang finds it: the same
+// collector, or one describing the same fully-qualified names with the same
+// constant label values (help strings and variable labels do not matter). A
 // client_golang wrapper of c, which is what WrapRegistererWith passes on,
 // finds c registered through wrappers that add the same. Of s's
 // registrations, the newest of c with what c describes now goes; failing
 // that, the newest of c, whatever its Describe said then; failing that, the
-// newest of another collector with what c describes now. With it go any
-// other records s has of the same checked collector under the same
-// identity: the parent can hold only one of them, so the others are
-// records of what somebody else unregistered behind s's back.
+// newest of another collector with what c describes now. With it go any other
+// records s has of the same checked collector under the same identity: the
+// parent can hold only one of them, so the others are records of what
+// somebody else unregistered behind s's back.
 //
 // Unregister never removes a collector that s does not own: if somebody
 // else has since replaced s's registration with an equal collector, that one

@@ -230,8 +230,8 @@ func (d *deletion) carrying(v Deleter) []series {
 // the vectors, if no vector is given, if a vector is nil, or if one of
 // client_golang's vectors has one of labels neither as a variable nor as a
 // constant label, so that none of its series can match (a misspelt label
-// name, say): all four are programmer errors. It asks no other Deleter. It
-// panics on a zero Scope.
+// name, say): all four are programmer errors. It asks no other Deleter for
+// its labels. It panics on a zero Scope.
 func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	s.node("DeleteOnClose")
 	if len(labels) == 0 {

@@ -241,36 +241,6 @@ func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 	return st.Val
 }
 
-// runsBetween reports whether some run of the function can execute u after
-// from and before to, going round loops as often as it likes.
-func runsBetween(from, u, to ssa.Instruction) bool {
-	return flowsTo(from, u) && flowsTo(u, to)
-}
-
-// flowsTo reports whether b can execute after a in some run of their
-// function: later in a's block, or in a block reached from a's, a's own
-// included, round a loop.
-func flowsTo(a, b ssa.Instruction) bool {
-	if a.Block() == b.Block() && index(a.Block(), a) < index(b.Block(), b) {
-		return true
-	}
-	seen := map[*ssa.BasicBlock]bool{}
-	work := slices.Clone(a.Block().Succs)
-	for len(work) > 0 {
-		blk := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[blk] {
-			continue
-		}
-		if blk == b.Block() {
-			return true
-		}
-		seen[blk] = true
-		work = append(work, blk.Succs...)
-	}
-	return false
-}
-
 // makesRegistryFact is exported for a function whose first result is, on
 // every return, a registry it made (see madeRegistry): each call gives a
 // new one, so what its caller registers there goes away with it.

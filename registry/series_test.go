@@ -217,8 +217,9 @@ func TestDeleteOnClose(t *testing.T) {
 	// holds. A label it lacks is not found then.
 	t.Run("a vector of the user's own", func(t *testing.T) {
 		s := registry.NewScope(nil)
-		v := undescribed{promtest.CounterVec("peers", "peer"), t}
-		v.WithLabelValues("a").Inc()
+		vec := promtest.CounterVec("peers", "peer")
+		v := undescribed{vec, t}
+		vec.WithLabelValues("a").Inc()
 		s.DeleteOnClose(prometheus.Labels{"peer": "a"}, v)
 		s.DeleteOnClose(prometheus.Labels{"per": "a"}, v)
 		if err := s.Close(); err != nil {
@@ -391,8 +392,15 @@ func (c counting) DeletePartialMatch(prometheus.Labels) int {
 // undescribed is a vector of the user's own whose Describe must not be
 // called: it blocks on the lock its user holds.
 type undescribed struct {
-	*prometheus.CounterVec
+	vector
 	t *testing.T
+}
+
+// A vector is what client_golang's vectors are to a scope: a Collector and a
+// Deleter.
+type vector interface {
+	prometheus.Collector
+	registry.Deleter
 }
 
 func (u undescribed) Describe(chan<- *prometheus.Desc) { u.t.Error("Describe was called") }

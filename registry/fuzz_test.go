@@ -54,16 +54,20 @@ package registry_test
 // stories in which the model first disagreed with the code.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,7 +114,7 @@ const hangAfter = 20 * time.Second
 // follow it; a byte is taken modulo the number of choices, and a program
 // that ends early reads zeros.
 const (
-	opRoot             = iota // kind, [wrappers | scope, wrappers], options: an outermost scope
+	opRoot             = iota // kind (bit 7: WithIndex), [wrappers | scope, wrappers], options: an outermost scope
 	opNest                    // scope, how, [wrappers], options: a nested scope
 	opRegister                // scope, chain, collector, mode, fault
 	opMustTwo                 // scope, chain, collector, collector: MustRegister(c1, c2)
@@ -893,6 +897,7 @@ type mTree struct {
 	parent bool   // the registry is the faulty promtest.Parent
 	via    *mVia  // or the tree is on a forwarder over a scope; reg is nil
 	hubUp  bool   // the registry holds the tree's collector for its unchecked ones
+	listed bool   // made with WithIndex: its outermost scope is listed until it closes (rule 25)
 	scopes []*mScope
 }
 
@@ -927,6 +932,7 @@ type mScope struct {
 	steps  []step  // what it owns, oldest first (rule 10)
 	all    []*mReg // every registration it made, to find twins (rule 11)
 	obj    *object // the scope as a collector, once a program has registered it as one
+	at     string  // where it was made, for a scope of a listed tree (rules 24, 25); "" for others
 }
 
 // step is one thing a scope owns and undoes on Close.
@@ -1761,15 +1767,19 @@ type world struct {
 	shifty *shifty // the collector of cShift
 	vecs   []*mVec
 	own    []*mVec // behind Deleters of the user's own: see ownVecs
-	scopes []*mScope
-	trace  []string
-	mu     sync.Mutex
-	armed  promtest.Call // Op and Names of the calls to fault
-	fault  promtest.Fault
+	// described counts the Describe calls of the undescribed Deleters
+	// of ownVecs.
+	described atomic.Int32
+	ix        *registry.Index // the Index of the trees a program makes with WithIndex
+	scopes    []*mScope
+	trace     []string
+	mu        sync.Mutex
+	armed     promtest.Call // Op and Names of the calls to fault
+	fault     promtest.Fault
 }
 
 func newWorld(t *testing.T) *world {
-	w := &world{t: t, m: &model{}, reg: prometheus.NewPedanticRegistry()}
+	w := &world{t: t, m: &model{}, reg: prometheus.NewPedanticRegistry(), ix: &registry.Index{}}
 	w.par = promtest.NewParent(w.script)
 	w.par.Stranger = promtest.Gauge("stranger", 0)
 	w.mreg = newRegistry("reg", w.reg)
@@ -1894,9 +1904,9 @@ func (w *world) makePool() {
 		ownBlind: {obj: "&blind{curried}", name: v0a.name, vars: v0a.vars, curried: curried.curried, blind: true, own: true,
 			real: &blind{curried.real.(*prometheus.CounterVec)}, state: v0a.state},
 		ownCurried: {obj: "undescribed{curried}", name: v0a.name, vars: v0a.vars, curried: curried.curried, own: true,
-			real: undescribed{curried.real.(*prometheus.CounterVec), w.t}, state: v0a.state},
+			real: undescribed{curried.real.(*prometheus.CounterVec), &w.described}, state: v0a.state},
 		ownShared: {obj: "undescribed{bystander.Shared}", name: shared.name, vars: shared.vars, own: true,
-			real: undescribed{b.Shared, w.t}, state: shared.state},
+			real: undescribed{b.Shared, &w.described}, state: shared.state},
 	}
 }
 
@@ -1930,6 +1940,7 @@ func (w *world) run(program []byte) {
 	for in.i < len(in.b) {
 		w.op(in)
 		w.check()
+		w.checkPages()
 	}
 }
 
@@ -2091,7 +2102,8 @@ func (w *world) collector(in *input) (*object, prometheus.Collector, string) {
 // ---- operations ----
 
 func (w *world) root(in *input) {
-	kind := in.n(nRoots)
+	b := in.next()
+	kind, listed := b&0x7f%nRoots, b&0x80 != 0
 	var outer, via []wrap
 	var behind *mScope
 	switch kind {
@@ -2107,7 +2119,11 @@ func (w *world) root(in *input) {
 	}
 	name := fmt.Sprintf("s%d", len(w.scopes))
 	opts, own, desc, named := w.options(in, name)
-	tree := &mTree{outer: outer}
+	tree := &mTree{outer: outer, listed: listed}
+	if listed {
+		opts = append(opts, registry.WithIndex(w.ix))
+		desc = strings.TrimPrefix(desc+", registry.WithIndex(ix)", ", ")
+	}
 	var parent prometheus.Registerer
 	var pdesc string
 	switch kind {
@@ -2148,7 +2164,10 @@ func (w *world) root(in *input) {
 		s.name = name
 	}
 	s.view = compose(s.levels)
-	s.real = registry.NewScope(parent, opts...)
+	s.real, s.at = registry.NewScope(parent, opts...), madeHere()
+	if !listed {
+		s.at = ""
+	}
 	w.addScope(s)
 	w.say("%s := registry.NewScope(%s%s)", name, pdesc, sep(desc))
 }
@@ -2158,6 +2177,14 @@ func sep(s string) string {
 		return ""
 	}
 	return ", " + s
+}
+
+// madeHere returns where the line that calls it is, as rule 24 says where a
+// scope was made: the package's import path, then file.go:line. A scope
+// made on that line was made there.
+func madeHere() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("github.com/promscope/promscope/registry/%s:%d", file[strings.LastIndexByte(file, '/')+1:], line)
 }
 
 func (w *world) addScope(s *mScope) {
@@ -2184,13 +2211,13 @@ func (w *world) nest(in *input) {
 		return
 	}
 	var real *registry.Scope
-	var call string
+	var call, at string
 	switch how {
 	case byChild:
-		real = p.real.Child(opts...)
+		real, at = p.real.Child(opts...), madeHere()
 		call = fmt.Sprintf("%s.Child(%s)", p.path2(), desc)
 	case byNewScope:
-		real = registry.NewScope(p.real, opts...)
+		real, at = registry.NewScope(p.real, opts...), madeHere()
 		call = fmt.Sprintf("registry.NewScope(%s%s)", p.path2(), sep(desc))
 	default:
 		// The wrapper next to p is applied first, on p.
@@ -2200,11 +2227,14 @@ func (w *world) nest(in *input) {
 			r = x.on(r)
 			d = strings.Replace(x.String(), "·", d, 1)
 		}
-		real = registry.NewScope(r, opts...)
+		real, at = registry.NewScope(r, opts...), madeHere()
 		call = fmt.Sprintf("registry.NewScope(%s%s)", d, sep(desc))
 	}
+	if !p.tree.listed {
+		at = ""
+	}
 	levels := slices.Concat(p.levels, ws, []wrap{own})
-	s := &mScope{path: p.path + "/" + name, name: p.name, real: real, tree: p.tree, levels: levels, state: closed}
+	s := &mScope{path: p.path + "/" + name, name: p.name, real: real, tree: p.tree, levels: levels, state: closed, at: at}
 	// WithName: the outer scope's name, "/", its own; the one or the
 	// other if either has none.
 	switch {
@@ -2619,11 +2649,14 @@ func (w *world) deleteOnClose(in *input) {
 		m[p.name] = p.value
 	}
 	w.say("%s.DeleteOnClose(%s, %s)", s.path2(), labelsString(labels), strings.Join(names, ", "))
+	described := w.described.Load()
 	v := promtest.Panic(func() { s.real.DeleteOnClose(m, ds...) })
+	if w.described.Load() != described {
+		w.fail("DeleteOnClose called Describe of a Deleter of the user's own (rule 18)")
+	}
 	// Rule 18: a label that one of client_golang's vectors does not have
 	// is misuse, as is no label, no vector or a nil one; a Deleter of the
-	// user's own is not asked (an undescribed one fails the test if its
-	// Describe is called).
+	// user's own is not asked.
 	lacks := slices.ContainsFunc(vecs, func(v *mVec) bool {
 		return !v.own && slices.ContainsFunc(labels, func(p pair) bool { return !slices.Contains(v.vars, p.name) })
 	})
@@ -3006,6 +3039,8 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 			return "by this scope"
 		case h.str() == "":
 			return "by a scope with no name, labels or prefix"
+		case h.str() == s.str() && h.at != "":
+			return "by another scope " + h.str() + " made at " + h.at
 		case h.str() == s.str():
 			return "by another scope " + h.str()
 		}
@@ -3143,6 +3178,108 @@ func (w *world) check() {
 			w.fail("%s (%s) as a collector collects the wrong series (rule 19): %s", s.path, stateNames[s.state], msg)
 		}
 	}
+}
+
+// page is what Handler must show of s (rule 25): its String (which of two
+// values of a label set twice it shows is not said: got's is taken), where
+// it was made (rule 24), its state, the registrations it owns itself, in
+// order, by the names the parent of its tree sees, the series its pending
+// DeleteOnClose calls name, and the scopes nested in it that are not
+// closed.
+func (s *mScope) page(got *page) page {
+	p := page{Scope: s.str(), Created: s.at, State: stateNames[s.state], Metrics: []string{}, Deletes: []string{}, Scopes: []page{}}
+	if s.view.clash != nil && got != nil {
+		p.Scope = got.Scope
+	}
+	for _, st := range s.steps {
+		switch {
+		case st.reg != nil && st.reg.live:
+			p.Collectors++
+			p.Metrics = append(p.Metrics, st.reg.names...)
+			if st.reg.pre == "" {
+				p.Unchecked++
+			}
+		case st.del != nil:
+			var sel []string
+			for _, l := range sortedPairs(pairMap(st.del.labels)) {
+				sel = append(sel, fmt.Sprintf("%s=%q", l.name, l.value))
+			}
+			// A vector that describes nothing (the user's own here,
+			// and the one that panics) is named by the labels alone.
+			shown := []string{""}
+			if !st.del.panics {
+				shown = shown[:0]
+				for _, v := range st.del.vecs {
+					name := v.name
+					if v.own {
+						name = ""
+					}
+					shown = append(shown, name)
+				}
+			}
+			for _, name := range shown {
+				p.Deletes = append(p.Deletes, name+"{"+strings.Join(sel, ",")+"}")
+			}
+		}
+	}
+	for _, st := range s.steps {
+		if st.sub != nil && st.sub.state != closed {
+			var g *page
+			if got != nil && len(p.Scopes) < len(got.Scopes) {
+				g = &got.Scopes[len(p.Scopes)]
+			}
+			p.Scopes = append(p.Scopes, st.sub.page(g))
+		}
+	}
+	return p
+}
+
+func pairMap(ps []pair) map[string]string {
+	m := map[string]string{}
+	for _, p := range ps {
+		m[p.name] = p.value
+	}
+	return m
+}
+
+// checkPages compares what Handler shows of the Index and of each tree that
+// is not listed in it with the model (rule 25): the Index lists the
+// outermost scopes made with WithIndex that are not closed, oldest first.
+func (w *world) checkPages() {
+	w.t.Helper()
+	compare := func(what string, x registry.Scopes, roots []*mScope) {
+		w.t.Helper()
+		rec := httptest.NewRecorder()
+		registry.Handler(x).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/?format=json", nil))
+		var got struct{ Scopes []page }
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			w.fail("Handler(%s): %v", what, err)
+		}
+		want := []page{}
+		for i, r := range roots {
+			var g *page
+			if i < len(got.Scopes) {
+				g = &got.Scopes[i]
+			}
+			want = append(want, r.page(g))
+		}
+		if !reflect.DeepEqual(got.Scopes, want) {
+			gj, _ := json.Marshal(got.Scopes)
+			wj, _ := json.Marshal(want)
+			w.fail("Handler(%s) shows\n\t%s\nwant\n\t%s (rule 25)", what, gj, wj)
+		}
+	}
+	var listed []*mScope
+	for _, s := range w.scopes {
+		switch top := s.tree.scopes[0]; {
+		case s != top:
+		case s.tree.listed && s.state != closed:
+			listed = append(listed, s)
+		case !s.tree.listed:
+			compare(s.path, s.real, []*mScope{s})
+		}
+	}
+	compare("ix", w.ix, listed)
 }
 
 // compareSeries compares what a Gather returned with want. A series
@@ -3355,6 +3492,26 @@ var seeds = []seed{
 			addSeries(vVec0a, 0, 0, 1),
 			deleteOnClose(0, 2, 0x60),
 			deleteOnClose(0, 3, 0xa0),
+			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "an Index lists its trees until they close",
+		// s0 on the faulty parent and s2 on reg are made with WithIndex;
+		// s1{l0="x"} is nested in s0 through a wrapper, registers g0a
+		// and asks to delete {tenant="a"} from vec0a; s2 registers u0.
+		// The first Close of s0 deletes the series, then panics taking
+		// g0a back: s0 and s1 are closing, still listed with what they
+		// own. The second Close ends it, and s0 leaves the Index (rules
+		// 14, 24, 25).
+		program: prog(
+			root(onParent|0x80, noOpts()),
+			nestWrapped(0, []byte{wp(0)}, opts(-1, lbl(0, 0))),
+			register(1, none, cG0a, modeRegister, noFault),
+			deleteOnClose(1, 0, vVec0a),
+			root(onReg|0x80, opts(-1, lbl(1, 0))),
+			register(2, none, cU0, modeRegister, noFault),
+			closeScope(0, fault4, 0),
 			closeScope(0, noFault, 0),
 		),
 	},

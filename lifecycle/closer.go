@@ -116,13 +116,14 @@ func (s *Stack) PushFunc(f func() error) {
 
 // Close runs every cleanup, newest first, even when some fail, and returns
 // their errors combined, with those of the cleanups pushed, and so run at
-// once, while it ran. Like deferred calls, the remaining cleanups still
-// run when one panics, and the panic goes on once they have. A Close made
-// while another runs (by a cleanup, or on another goroutine) runs nothing
-// and returns nil; it does not wait for the first, so that a cleanup can
-// close its own stack: Close returning on one goroutine does not tell that
-// a Close on another has finished. A later Close returns the errors of
-// cleanups pushed after the last one returned.
+// once, while it ran. Like deferred calls, the remaining cleanups still run
+// when one panics, and the panic goes on once they have; the next Close
+// returns the errors of those that failed. A Close made while another runs
+// (by a cleanup, or on another goroutine) runs nothing and returns nil; it
+// does not wait for the first, so that a cleanup can close its own stack:
+// Close returning on one goroutine does not tell that a Close on another has
+// finished. A later Close returns the errors of cleanups pushed after the
+// last one returned.
 func (s *Stack) Close() (err error) {
 	if s == nil {
 		return nil
@@ -135,27 +136,29 @@ func (s *Stack) Close() (err error) {
 	fns, late := s.fns, s.late
 	s.fns, s.late, s.closed, s.closing = nil, nil, true, true
 	s.mu.Unlock()
+	var ran error
 	done := false
 	defer func() {
 		s.mu.Lock()
 		if done {
 			err, s.late = multierr.Append(err, s.late), nil
 		} else {
-			s.late = multierr.Append(late, s.late) // a cleanup panicked
+			s.late = multierr.Combine(late, ran, s.late) // a cleanup panicked
 		}
 		s.closing = false
 		s.mu.Unlock()
 	}()
-	err = multierr.Append(late, unwind(fns))
+	unwind(fns, &ran)
+	err = multierr.Append(late, ran)
 	done = true
 	return err
 }
 
 // unwind runs fns newest first by deferring them in push order, so that Go's
-// own unwinding keeps going past a cleanup that panics.
-func unwind(fns []func() error) (err error) {
+// own unwinding keeps going past a cleanup that panics, and appends their
+// errors to *errs as they return, so that none is lost to a panic.
+func unwind(fns []func() error, errs *error) {
 	for _, f := range fns {
-		defer func() { err = multierr.Append(err, f()) }()
+		defer func() { *errs = multierr.Append(*errs, f()) }()
 	}
-	return nil
 }

@@ -262,21 +262,25 @@ func TestStack(t *testing.T) {
 	})
 
 	// Close keeps unwinding past a cleanup that panics, and passes the
-	// panic on.
+	// panic on; the next Close returns the errors of the others.
 	t.Run("panicking cleanup", func(t *testing.T) {
 		var ran []string
+		errFirst, errLast := errors.New("first"), errors.New("last")
 		var s lifecycle.Stack
-		s.PushFunc(func() error { ran = append(ran, "first"); return nil })
+		s.PushFunc(func() error { ran = append(ran, "first"); return errFirst })
 		s.PushFunc(func() error { panic("boom") })
-		s.PushFunc(func() error { ran = append(ran, "last"); return nil })
+		s.PushFunc(func() error { ran = append(ran, "last"); return errLast })
 		if v := promtest.Panic(func() { _ = s.Close() }); v != "boom" {
 			t.Errorf("Close panicked with %v, want the cleanup's panic", v)
 		}
 		if want := []string{"last", "first"}; !slices.Equal(ran, want) {
 			t.Errorf("ran %q, want %q", ran, want)
 		}
+		if err := s.Close(); !errors.Is(err, errFirst) || !errors.Is(err, errLast) {
+			t.Errorf("second Close = %v, want the errors of the cleanups that failed", err)
+		}
 		if err := s.Close(); err != nil {
-			t.Errorf("second Close = %v, want nil", err)
+			t.Errorf("third Close = %v, want nil", err)
 		}
 	})
 

@@ -109,10 +109,11 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 // instance with the BuildError. So errors.As(err, &buildErr) tells whether
 // anything is installed: if it finds a BuildError, the slot is empty;
 // otherwise a non-nil error means that the new value is installed, and only
-// closing the previous one failed. errors.Is and errors.As find everything
-// in the closing error but a BuildError in it (of a slot that the previous
-// instance's Close replaced in), so that a BuildError keeps that meaning.
-// Once the slot is closed, Replace returns [ErrClosed] and calls nothing.
+// closing the previous one failed. errors.As into a *BuildError does not look
+// in the closing error, which may hold one of a slot that the previous
+// instance's Close replaced in, so that a BuildError keeps that meaning;
+// whatever else errors.Is and errors.As look for, they find there. Once the
+// slot is closed, Replace returns [ErrClosed] and calls nothing.
 //
 // Concurrent Replace calls run one after another. So neither build nor the
 // instances' Close may call Replace or Close on the same slot: the call

@@ -77,6 +77,7 @@ func checkEmpty[T io.Closer](t *testing.T, slot *lifecycle.Slot[T]) {
 }
 
 func TestSlotReplace(t *testing.T) {
+	oldBuild := &lifecycle.BuildError{Err: errClose}
 	tests := []struct {
 		name   string
 		script func(promtest.Call) promtest.Fault // the parent's; nil passes every call
@@ -155,10 +156,10 @@ func TestSlotReplace(t *testing.T) {
 		{
 			// Closing the first instance replaces in a slot of its
 			// own, which fails: that BuildError is no sign of this
-			// Replace's build failing.
+			// Replace's build failing, and errors.Is still finds it.
 			name:     "old Close with a BuildError",
-			oldErr:   &lifecycle.BuildError{Err: errClose},
-			wantErrs: []error{errClose},
+			oldErr:   oldBuild,
+			wantErrs: []error{errClose, oldBuild},
 			wantKept: true,
 			want:     series(2),
 		},

@@ -2,6 +2,8 @@ package registry_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -131,7 +133,8 @@ func TestHandler(t *testing.T) {
 
 		// Metric names are quoted the same way wherever a message
 		// writes them: the page, Close's UnregisterError and
-		// DeleteError, and MustRegister's collision.
+		// DeleteError, MustRegister's collision, and the String of the
+		// collector that code registering straight on the parent meets.
 		reg := prometheus.NewRegistry()
 		s := registry.NewScope(reg, registry.WithName("s"))
 		odd := promtest.Gauge("a, b", 1)
@@ -156,6 +159,14 @@ func TestHandler(t *testing.T) {
 		}
 		if !slices.Equal(msgs, wantMsgs) {
 			t.Errorf("Close = %q, want %q", msgs, wantMsgs)
+		}
+		reg = prometheus.NewRegistry()
+		labelled := registry.NewScope(reg, registry.WithName("t"), registry.WithLabels(prometheus.Labels{"c": "x"}))
+		labelled.MustRegister(promtest.Gauge("a, b", 1))
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(reg.Register(prometheus.NewGauge(prometheus.GaugeOpts{Name: "a, b", Help: promtest.Help("a, b"), ConstLabels: prometheus.Labels{"c": "x"}})), &are) ||
+			fmt.Sprint(are.ExistingCollector) != `registry: "a, b", registered through promscope scope t{c="x"}` {
+			t.Errorf("the outsider met %v", are.ExistingCollector)
 		}
 	})
 

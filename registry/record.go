@@ -2,7 +2,6 @@ package registry
 
 import (
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -196,7 +195,7 @@ func (w *viewed) Collect(ch chan<- prometheus.Metric) {
 // as the ExistingCollector of an AlreadyRegisteredError: the metrics, and
 // the scope that registered them.
 func (w *viewed) String() string {
-	s := "registry: " + strings.Join(describe.Names(w.descs), ", ") + ", registered through "
+	s := "registry: " + quoteAll(describe.Names(w.descs)) + ", registered through "
 	if r := w.owner(); r != nil && r.n.str != "" {
 		return s + "promscope scope " + r.n.str
 	}

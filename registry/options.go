@@ -92,14 +92,18 @@ func WithName(name string) Option {
 //
 // A nested scope is reported whether or not the scope around it is still
 // open; the outer scope still closes it. Each leaked metric is named once: a
-// scope nested in one that was reported is not reported, since that
-// report's [Leak.Close] takes it back too, and a report leaves out the
-// nested scopes reported before it. So a component dropped together with the
-// scopes around it is one report, or one per scope that left something of
-// its own. A child used only as a labelled view, whose handle is dropped
-// while code still writes its metrics, is reported, and [Leak.Close] takes
-// those metrics back: keep such a handle, or make the view with
-// [prometheus.WrapRegistererWith], whose registrations the scope owns.
+// scope nested in one that was reported is not reported, since that report's
+// [Leak.Close] takes it back too, and a report leaves out the nested scopes
+// reported before it. So a component dropped together with the scopes around
+// it is one report, or one per scope that left something of its own. A child
+// used only as a labelled view, whose handle is dropped while code still
+// writes its metrics, is reported, and [Leak.Close] takes those metrics back:
+// keep such a handle, or make the view with [prometheus.WrapRegistererWith],
+// whose registrations the scope owns. A handle is dropped once the garbage
+// collector finds nothing refers to it, which may be right after its last
+// use, before its variable goes out of scope: a program scope used last to
+// make a Child can be reported while the child runs. defer s.Close() keeps s
+// until the function returns.
 //
 // A scope dropped while it has nothing to report is not reported but
 // closed, as soon as it holds no registration and no nested scope (a

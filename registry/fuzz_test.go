@@ -12,7 +12,10 @@ package registry_test
 //     derives from the rules;
 //   - what each registry exposes (Gather, exact series and values) with the
 //     model's registry (rule 22);
-//   - each scope's Len and Gather with what the model says it owns (rule 19).
+//   - each scope's Len and Gather with what the model says it owns (rule 19);
+//   - Handler's JSON of each tree, and of the Index that the trees made
+//     with WithIndex are listed in, with what the model says each scope
+//     owns, its state and where it was made (rules 24, 25).
 //
 // The model keeps its own plain state and nothing else:
 //

@@ -187,17 +187,27 @@ func (e *collisionError) Error() string {
 		b.WriteString("outside the scope's tree")
 	case h == e.scope:
 		b.WriteString("by this scope")
-	case h.str == "":
-		b.WriteString("by a scope with no name, labels or prefix")
-	case h.str == e.scope.str:
-		// Two scopes of one name: an older generation of the
-		// component, say, still open.
-		b.WriteString("by another scope " + h.str)
-		if h.created != "" {
-			b.WriteString(" made at " + h.created)
-		}
 	default:
-		b.WriteString("by scope " + h.str)
+		switch {
+		case h.str == "":
+			b.WriteString("by a scope with no name, labels or prefix")
+		case h.str == e.scope.str:
+			// Two scopes of one name: an older generation of the
+			// component, say, still open, or a scope nested in the
+			// other that adds nothing to its String.
+			b.WriteString("by another scope " + h.str)
+			if h.created != "" {
+				b.WriteString(" made at " + h.created)
+			}
+		default:
+			b.WriteString("by scope " + h.str)
+		}
+		switch {
+		case h.within(e.scope):
+			b.WriteString(", nested in this one")
+		case e.scope.within(h):
+			b.WriteString(", which this one is nested in")
+		}
 	}
 	fmt.Fprintf(&b, ": %v", e.err)
 	return b.String()

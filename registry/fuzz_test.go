@@ -3037,17 +3037,28 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 	// Rule 4: the scope holding the metric, or outside the tree.
 	says := func(holder string) bool { return strings.Contains(err.Error(), " is already registered "+holder+": ") }
 	name := func(h *mScope) string {
+		var named string
 		switch {
 		case h == s:
 			return "by this scope"
 		case h.str() == "":
-			return "by a scope with no name, labels or prefix"
+			named = "by a scope with no name, labels or prefix"
 		case h.str() == s.str() && h.at != "":
-			return "by another scope " + h.str() + " made at " + h.at
+			named = "by another scope " + h.str() + " made at " + h.at
 		case h.str() == s.str():
-			return "by another scope " + h.str()
+			named = "by another scope " + h.str()
+		default:
+			named = "by scope " + h.str()
 		}
-		return "by scope " + h.str()
+		// Nested scopes' paths go on from the paths of those they are
+		// nested in.
+		switch {
+		case s.tree == h.tree && strings.HasPrefix(h.path, s.path+"/"):
+			named += ", nested in this one"
+		case s.tree == h.tree && strings.HasPrefix(s.path, h.path+"/"):
+			named += ", which this one is nested in"
+		}
+		return named
 	}
 	switch {
 	case len(want.holders) == 0:

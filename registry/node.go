@@ -51,6 +51,16 @@ func (n *node) stopped() bool {
 	return false
 }
 
+// within reports whether n is nested in o, however deeply.
+func (n *node) within(o *node) bool {
+	for p := n.up; p != nil; p = p.up {
+		if p == o {
+			return true
+		}
+	}
+	return false
+}
+
 // adopt adds the new scope c to n's list, or marks it closed if n has begun
 // to close: a scope made in a closing scope is closed.
 func (n *node) adopt(c *node) {

@@ -210,7 +210,7 @@ func TestRegister(t *testing.T) {
 		}
 		unnamed := registry.NewScope(reg)
 		unnamed.MustRegister(promtest.Gauge("plain", 1))
-		want := "registry: plain is already registered by a scope with no name, labels or prefix: duplicate metrics collector registration attempted"
+		want := "registry: plain is already registered by a scope with no name, labels or prefix, which this one is nested in: duplicate metrics collector registration attempted"
 		if err, _ := promtest.Panic(func() { unnamed.Child().MustRegister(promtest.Gauge("plain", 2)) }).(error); err == nil || err.Error() != want {
 			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}
@@ -245,6 +245,32 @@ func TestRegister(t *testing.T) {
 			if err, _ := promtest.Panic(func() { older.MustRegister(promtest.Gauge("jobs", 2)) }).(error); err == nil || err.Error() != want {
 				t.Errorf("MustRegister panicked with %v, want %q", err, want)
 			}
+			// A namesake nested in the refused scope, or the other way
+			// round, is said to be.
+			madeAt := func(at string) string {
+				if watched {
+					return " made at " + at
+				}
+				return ""
+			}
+			olderAt, innerAt := at, line()
+			inner := older.Child()
+			inner.MustRegister(promtest.Gauge("queue", 1))
+			for _, tt := range []struct {
+				s    *registry.Scope
+				want string
+			}{
+				{older, "registry: scope program/watcher: queue is already registered by another scope program/watcher" + madeAt(innerAt) + ", nested in this one"},
+				{inner, "registry: scope program/watcher: jobs is already registered by another scope program/watcher" + madeAt(olderAt) + ", which this one is nested in"},
+			} {
+				g := promtest.Gauge("queue", 2)
+				if tt.s == inner {
+					g = promtest.Gauge("jobs", 2)
+				}
+				if err, _ := promtest.Panic(func() { tt.s.MustRegister(g) }).(error); err == nil || !strings.HasPrefix(err.Error(), tt.want+": ") {
+					t.Errorf("MustRegister panicked with %v, want it to begin %q", err, tt.want)
+				}
+			}
 			program.Close()
 		}
 	})
@@ -258,7 +284,7 @@ func TestRegister(t *testing.T) {
 		program.MustRegister(promtest.Gauge("jobs", 1))
 		reg.Unregister(promtest.Gauge("jobs", 0)) // an outsider
 		program.Child(registry.WithName("child")).MustRegister(promtest.Gauge("jobs", 2))
-		want := "registry: scope program: jobs is already registered by scope program/child: duplicate metrics collector registration attempted"
+		want := "registry: scope program: jobs is already registered by scope program/child, nested in this one: duplicate metrics collector registration attempted"
 		if err, _ := promtest.Panic(func() { program.MustRegister(promtest.Gauge("jobs", 3)) }).(error); err == nil || err.Error() != want {
 			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}

@@ -290,8 +290,9 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 // that names s, if its String is not empty, and the scope holding the metric
 // ("this scope" if it is s; "another scope NAME" if its String is s's, an
 // older generation of a component still open, say, and where it was made if a
-// leak report or an Index recorded it), or says that it is held outside s's
-// tree, and wraps the AlreadyRegisteredError, so that errors.As(v.(error),
+// leak report or an Index recorded it; and whether it is nested in s, or s in
+// it), or says that it is held outside s's tree, and wraps the
+// AlreadyRegisteredError, so that errors.As(v.(error),
 // &prometheus.AlreadyRegisteredError{}) still finds it.
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 	s.node("MustRegister")

@@ -265,16 +265,34 @@ func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Co
 	if are.ExistingCollector == nil {
 		return e // a holder that is nobody's collector any more
 	}
+	e.holder = holderIn(n.root.top, ds, are.ExistingCollector)
+	if e.holder == nil && n.root.index != nil {
+		// Another tree of the Index on the same parent: an older
+		// generation of the component, say, made on the registry
+		// itself and never closed.
+		for _, top := range n.root.index.scopes() {
+			if e.holder == nil && top.root != n.root && samePointer(top.root.reg, n.root.reg) {
+				e.holder = holderIn(top, ds, are.ExistingCollector)
+			}
+		}
+	}
+	return e
+}
+
+// holderIn returns the scope of top's tree, with no view, that registered
+// existing, the collector the parent named as holding the identity of ds;
+// nil if none did.
+func holderIn(top *node, ds []*prometheus.Desc, existing prometheus.Collector) (holder *node) {
 	key := identityKey(ds)
-	for _, r := range n.root.top.appendRecords(nil) {
+	for _, r := range top.appendRecords(nil) {
 		if r.v != nil || r.unchecked() || identityKey(r.descs) != key || !sameIdentity(r.descs, ds) {
 			continue
 		}
 		// The error names the user's collector behind any wrappers, as
 		// userOf finds it.
-		if u, _ := userOf(r.c); sameCollector(u, are.ExistingCollector) {
-			e.holder = r.n
+		if u, _ := userOf(r.c); sameCollector(u, existing) {
+			holder = r.n
 		}
 	}
-	return e
+	return holder
 }

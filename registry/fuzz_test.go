@@ -1269,17 +1269,38 @@ func (m *model) collectsScopeOf(tree, other *mTree) bool {
 
 // holders applies rules 4 and 7 to an identity key that the registry
 // holds a collector under: the scopes of tree with no view whose
-// registration it is. The registry holds collectors, not owners: if two
-// such scopes own the same collector, either holds it ("What is not
+// registration it is; if there are none, and tree is listed in the Index,
+// those of the other trees listed there that register into the same
+// parent, the same object. The registry holds collectors, not owners: if
+// two such scopes own the same collector, either holds it ("What is not
 // promised").
 func (m *model) holders(tree *mTree, key string) []*mScope {
-	var out []*mScope
-	for _, t := range tree.scopes[0].owns() {
-		if t.scope.view.none() && t.key == key && m.holds(t) {
-			out = append(out, t.scope)
+	in := func(t *mTree) []*mScope {
+		var out []*mScope
+		for _, r := range t.scopes[0].owns() {
+			if r.scope.view.none() && r.key == key && m.holds(r) {
+				out = append(out, r.scope)
+			}
+		}
+		return out
+	}
+	out := in(tree)
+	if len(out) > 0 || !tree.listed {
+		return out
+	}
+	for _, s := range m.scopes {
+		if t := s.tree; s == t.scopes[0] && t != tree && t.listed && s.state != closed && sameParent(t, tree) {
+			out = append(out, in(t)...)
 		}
 	}
 	return out
+}
+
+// sameParent reports whether a and b register into the same object: the
+// same registry, not through wrappers or forwarders, each of which is an
+// object of its own.
+func sameParent(a, b *mTree) bool {
+	return a.reg == b.reg && a.via == nil && b.via == nil && len(a.outer) == 0 && len(b.outer) == 0
 }
 
 // registerVia applies rules 2 to 4 and 17 to r, a registration of s, in a
@@ -3527,6 +3548,20 @@ var seeds = []seed{
 			register(2, none, cU0, modeRegister, noFault),
 			closeScope(0, fault4, 0),
 			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "MustRegister names a holder in another tree of the Index",
+		// s0 and s1 are trees on reg listed in the Index, s2 a tree on
+		// reg that is not. s0 registers g0a; s1's MustRegister of it
+		// names s0, and s2's says it is held outside (rule 4).
+		program: prog(
+			root(onReg|0x80, noOpts()),
+			register(0, none, cG0a, modeMust, noFault),
+			root(onReg|0x80, noOpts()),
+			register(1, none, cG0a, modeMust, noFault),
+			root(onReg, noOpts()),
+			register(2, none, cG0a, modeMust, noFault),
 		),
 	},
 	{

@@ -106,6 +106,14 @@ func unwrapRegisterer(r prometheus.Registerer) prometheus.Registerer {
 	return *(*prometheus.Registerer)(unsafe.Pointer(next.UnsafeAddr()))
 }
 
+// samePointer reports whether a and b are the same pointer, of the same
+// type: the same object, where == would compare values, or panic on values
+// that are not comparable.
+func samePointer(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
+}
+
 // sameCollector reports whether a and b are the same collector: the same
 // object, equal values, the same collector behind the viewed collectors of
 // scopes whose views add the same, or the same collector behind

@@ -122,13 +122,14 @@ func WithLeakReport(report func(Leak)) Option {
 }
 
 // WithIndex lists the scope in x, for [Handler], from NewScope until its
-// Close completes, with every scope nested in it. It applies to an
-// outermost scope; a nested scope is listed under the scope it is nested
-// in, and ignores it: to see a nested scope's page alone, give Handler the
-// scope itself. Runtime cleanups close a scope of the tree dropped while it
-// owns nothing, so that x no longer lists it (see [Index]). As with
-// [WithLeakReport], each scope of the tree records where it was made (one
-// runtime.Callers), which the page shows.
+// Close completes, with every scope nested in it. [Scope.MustRegister] looks
+// there for the holder of a metric that its own tree does not hold. It
+// applies to an outermost scope; a nested scope is listed under the scope it
+// is nested in, and ignores it: to see a nested scope's page alone, give
+// Handler the scope itself. Runtime cleanups close a scope of the tree
+// dropped while it owns nothing, so that x no longer lists it (see [Index]).
+// As with [WithLeakReport], each scope of the tree records where it was made
+// (one runtime.Callers), which the page shows.
 func WithIndex(x *Index) Option {
 	return optionFunc(func(o *options) { o.index = x })
 }

@@ -275,6 +275,32 @@ func TestRegister(t *testing.T) {
 		}
 	})
 
+	// An older generation made on the registry itself, never closed,
+	// is found in the Index that both trees are listed in; a tree of the
+	// Index on another registry holding the same gauge is not it, and
+	// without an Index nothing tells.
+	t.Run("MustRegister names a holder in its Index", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		var x registry.Index
+		jobs := promtest.Gauge("jobs", 1)
+		registry.NewScope(prometheus.NewRegistry(), registry.WithName("watcher"), registry.WithIndex(&x)).MustRegister(jobs)
+		at := line()
+		registry.NewScope(reg, registry.WithName("watcher"), registry.WithIndex(&x)).MustRegister(jobs)
+		for _, tt := range []struct {
+			opts []registry.Option
+			want string
+		}{
+			{[]registry.Option{registry.WithIndex(&x)}, "by another scope watcher made at " + at},
+			{nil, "outside the scope's tree"},
+		} {
+			newer := registry.NewScope(reg, append(tt.opts, registry.WithName("watcher"))...)
+			want := "registry: scope watcher: jobs is already registered " + tt.want + ": duplicate metrics collector registration attempted"
+			if err, _ := promtest.Panic(func() { newer.MustRegister(promtest.Gauge("jobs", 2)) }).(error); err == nil || err.Error() != want {
+				t.Errorf("MustRegister panicked with %v, want %q", err, want)
+			}
+		}
+	})
+
 	// The holder named is the scope whose registration the registry
 	// holds, not one with a stale record of the same metric that an
 	// outsider unregistered behind its back.

@@ -181,12 +181,8 @@ func (rt *root) registersInto(c prometheus.Collector) bool {
 	if _, ok := c.(prometheus.Registerer); !ok {
 		return false
 	}
-	cv := reflect.ValueOf(c)
-	if cv.Kind() != reflect.Pointer {
-		return false
-	}
 	for r := rt.reg; r != nil; r = unwrapRegisterer(r) {
-		if rv := reflect.ValueOf(r); rv.Type() == cv.Type() && rv.Pointer() == cv.Pointer() {
+		if samePointer(r, c) {
 			return true
 		}
 	}

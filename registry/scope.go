@@ -293,7 +293,10 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 // leak report or an Index recorded it; and whether it is nested in s, or s in
 // it), or says that it is held outside s's tree, and wraps the
 // AlreadyRegisteredError, so that errors.As(v.(error),
-// &prometheus.AlreadyRegisteredError{}) still finds it.
+// &prometheus.AlreadyRegisteredError{}) still finds it. A scope of another
+// tree is named if it has a prefix or labels, or if both trees are listed in
+// one [Index] and register into the same parent, as generations of a
+// component made on the registry itself are.
 func (s *Scope) MustRegister(cs ...prometheus.Collector) {
 	s.node("MustRegister")
 	for _, c := range cs {

@@ -230,8 +230,9 @@ func (d *deletion) carrying(v Deleter) []series {
 // the vectors, if no vector is given, if a vector is nil, or if one of
 // client_golang's vectors has one of labels neither as a variable nor as a
 // constant label, so that none of its series can match (a misspelt label
-// name, say): all four are programmer errors. It asks no other Deleter for
-// its labels. It panics on a zero Scope.
+// name, or one that a scope adds at scrape, which the message then says): all
+// four are programmer errors. It asks no other Deleter for its labels. It
+// panics on a zero Scope.
 func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	s.node("DeleteOnClose")
 	if len(labels) == 0 {
@@ -245,11 +246,21 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
 		}
 		if names, missing := lacks(v, labels); len(missing) > 0 {
+			var scopes []string // those the scope adds at scrape, which the user sees on the vector's series
 			for j, m := range missing {
 				missing[j] = strconv.Quote(m)
+				if v := s.n.view; v != nil {
+					if _, ok := v.labels[m]; ok {
+						scopes = append(scopes, missing[j])
+					}
+				}
 			}
-			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d, %s, has no label %s: no series of it can match",
-				i, quoteAll(names), strings.Join(missing, " and no label ")))
+			msg := fmt.Sprintf("registry: DeleteOnClose: vector %d, %s, has no label %s: no series of it can match",
+				i, quoteAll(names), strings.Join(missing, " and no label "))
+			if len(scopes) > 0 {
+				msg += "; " + strings.Join(scopes, " and ") + ": a label that this scope adds to what is registered through it, not one of the vector's own"
+			}
+			panic(msg)
 		}
 	}
 	d := &deletion{labels: maps.Clone(labels), vecs: slices.Clone(vecs), key: deletionKey(labels, vecs)}

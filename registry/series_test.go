@@ -330,6 +330,7 @@ func TestDeleteOnClose(t *testing.T) {
 	vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "v", Help: "h"}, []string{"tenant"})
 	misuse := []struct {
 		name   string
+		opts   []registry.Option // the scope's
 		labels prometheus.Labels
 		vecs   []registry.Deleter
 		want   string
@@ -342,6 +343,9 @@ func TestDeleteOnClose(t *testing.T) {
 		{name: "a label the vector lacks", labels: prometheus.Labels{"tenant": "a", "path": "/a", "cluster": "east"},
 			vecs: []registry.Deleter{vec, promtest.CounterVec("odd name", "tenant")},
 			want: `registry: DeleteOnClose: vector 0, v, has no label "cluster" and no label "path": no series of it can match`},
+		{name: "a label of the scope's", opts: []registry.Option{registry.WithLabels(prometheus.Labels{"cluster": "east"})},
+			labels: prometheus.Labels{"tenant": "a", "cluster": "east"}, vecs: []registry.Deleter{vec},
+			want: `registry: DeleteOnClose: vector 0, v, has no label "cluster": no series of it can match; "cluster": a label that this scope adds to what is registered through it, not one of the vector's own`},
 		{name: "a label of an odd name", labels: prometheus.Labels{"a,b": "1", "tenant": "a"},
 			vecs: []registry.Deleter{promtest.CounterVec("odd name", "tenant", "a,b,c")},
 			want: `registry: DeleteOnClose: vector 0, "odd name", has no label "a,b": no series of it can match`},
@@ -352,7 +356,7 @@ func TestDeleteOnClose(t *testing.T) {
 		t.Run("misuse: "+tt.name, func(t *testing.T) {
 			vec.WithLabelValues("a").Set(1)
 			for _, closed := range []bool{false, true} {
-				scope := registry.NewScope(nil)
+				scope := registry.NewScope(nil, tt.opts...)
 				if closed {
 					scope.Close()
 				}

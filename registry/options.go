@@ -38,13 +38,17 @@ type options struct {
 // label that a collector's own descriptors already carry makes its
 // registration fail with the parent's error.
 //
-// A scope with labels (or a prefix) registers a collector of its own in
-// place of each of the user's, and adds the labels at every scrape, at
-// less cost than WrapRegistererWith (see [BENCHMARKS]), though not for
-// nothing: a component whose collectors carry the labels as ConstLabels
-// can keep them there, in a scope without labels. The parent holds the
-// scope's collector, not the user's, so its own Unregister of the user's
-// collector returns false: unregister through the scope.
+// A scope with labels (or a prefix) registers a collector of its own in place
+// of each of the user's, and adds the labels at every scrape, at less cost
+// than WrapRegistererWith (see [BENCHMARKS]), though not for nothing: a
+// component whose collectors carry the labels as ConstLabels can keep them
+// there, in a scope without labels. The parent holds the scope's collector,
+// not the user's, so its own Unregister of the user's collector returns
+// false: unregister through the scope. Code that registers straight on the
+// parent and collides meets the scope's collector as the ExistingCollector of
+// an [prometheus.AlreadyRegisteredError], where client_golang's wrapper hands
+// out the user's: a type assertion to the user's type fails, and its method
+// Unwrap() prometheus.Collector returns the user's collector.
 //
 // [BENCHMARKS]: https://github.com/promscope/promscope/blob/main/BENCHMARKS.md
 func WithLabels(labels prometheus.Labels) Option {
@@ -61,7 +65,8 @@ func WithLabels(labels prometheus.Labels) Option {
 }
 
 // WithPrefix prepends prefix to the name of every metric registered through
-// the scope, as [prometheus.WrapRegistererWithPrefix] does. The last
+// the scope, as [prometheus.WrapRegistererWithPrefix] does, with a collector
+// of the scope's in place of the user's, as [WithLabels] says. The last
 // WithPrefix given to one call wins. A nested scope's prefix comes after the
 // prefix of the scope above: prefix "b_" in a scope with prefix "a_" exposes
 // "a_b_name".

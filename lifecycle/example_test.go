@@ -238,6 +238,37 @@ func ExampleSlot_Current() {
 	// watcher for west stopped
 }
 
+func ExampleSlot_Clear() {
+	reg := prometheus.NewPedanticRegistry()
+	slot := lifecycle.NewSlot[*watcher](reg)
+	defer slot.Close()
+	lead := func() {
+		_, _ = slot.Replace(func(scope *registry.Scope) (*watcher, error) {
+			return newWatcher(scope, "east", func() (int, error) { return 3, nil })
+		})
+	}
+
+	lead()
+	printMetrics(reg)
+
+	// Leadership is lost: the watcher stops, and its metrics go, but the
+	// slot stays for when leadership comes back.
+	fmt.Println("clear:", slot.Clear())
+	printMetrics(reg)
+
+	lead()
+	printMetrics(reg)
+	// Output:
+	// watcher_cached_objects 3
+	// watcher_connected 1
+	// watcher for east stopped
+	// clear: <nil>
+	// (nothing exposed)
+	// watcher_cached_objects 3
+	// watcher_connected 1
+	// watcher for east stopped
+}
+
 func ExampleSlot_Close() {
 	slot := lifecycle.NewSlot[*watcher](prometheus.NewPedanticRegistry())
 	_, _ = slot.Replace(func(scope *registry.Scope) (*watcher, error) {

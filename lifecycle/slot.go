@@ -74,8 +74,8 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // [Stack] does when the slot is pushed after the scope.
 //
 // Create a Slot with [NewSlot]. The zero value, and a nil *Slot, are not
-// usable: Replace panics on them, Current reports them empty, and Close
-// returns nil.
+// usable: Replace panics on them, Current reports them empty, and Clear and
+// Close return nil.
 type Slot[T io.Closer] struct {
 	own *registry.Scope // the slot's scope on its parent; the instances' scopes are nested in it
 
@@ -136,6 +136,9 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 	if closed {
 		return zero, ErrClosed
 	}
+	if err != nil {
+		err = &closeError{err}
+	}
 
 	s.builds++
 	scope := s.own.Child(registry.WithName(strconv.Itoa(s.builds)))
@@ -156,8 +159,8 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 	return v, err
 }
 
-// take is takeLocked for Replace: it reports a closed slot, and otherwise
-// closes the current instance. Callers hold s.build. The deferred Unlock
+// take is takeLocked for Replace and Clear: it reports a closed slot, and
+// otherwise closes the current instance. Callers hold s.build. The deferred Unlock
 // matters when the value's Close panics: a caller that recovers (a
 // controller's reconcile loop does) must find the slot usable, not locked.
 func (s *Slot[T]) take() (closed bool, err error) {
@@ -166,10 +169,7 @@ func (s *Slot[T]) take() (closed bool, err error) {
 	if s.closed {
 		return true, nil
 	}
-	if err := s.takeLocked(); err != nil {
-		return false, &closeError{err}
-	}
-	return false, nil
+	return false, s.takeLocked()
 }
 
 // A closeError is the error of closing the previous instance, as Replace
@@ -217,6 +217,26 @@ func (s *Slot[T]) Current() (T, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cur, s.scope != nil
+}
+
+// Clear closes the current instance, then its scope, as Replace does first,
+// and leaves the slot empty and open: Current reports it empty until the
+// next Replace. It is for a component that stops for a while, such as a
+// controller that lost leadership, whose slot must outlive it. It returns
+// the error of closing the instance, waits for a Replace in progress, and,
+// once the slot is closed, returns [ErrClosed] and closes nothing. On the
+// zero Slot, and a nil *Slot, it returns nil.
+func (s *Slot[T]) Clear() error {
+	if s == nil || s.own == nil {
+		return nil
+	}
+	s.build.Lock()
+	defer s.build.Unlock()
+	closed, err := s.take()
+	if closed {
+		return ErrClosed
+	}
+	return err
 }
 
 // Close closes the current instance and its scope, then the slot's own

@@ -430,6 +430,53 @@ func TestSlotCurrent(t *testing.T) {
 	})
 }
 
+func TestSlotClear(t *testing.T) {
+	// Clear closes the instance and takes its metrics back, and leaves the
+	// slot empty and open: the next Replace builds again, with the same
+	// metric names.
+	t.Run("then Replace", func(t *testing.T) {
+		p, slot, first := newSlot(t, nil)
+		first.Err = errClose
+		if err := slot.Clear(); !errors.Is(err, errClose) || errors.As(err, new(*lifecycle.BuildError)) {
+			t.Errorf("Clear = %v, want the instance's close error", err)
+		}
+		if first.Closes() != 1 {
+			t.Errorf("the instance was closed %d times, want 1", first.Closes())
+		}
+		checkEmpty(t, slot)
+		promtest.Expose(t, p.Reg, other)
+		if err := slot.Clear(); err != nil {
+			t.Errorf("Clear of an empty slot = %v", err)
+		}
+		second := &promtest.Component{Name: "second"}
+		if v, err := slot.Replace(build(2, second)); err != nil || v != second {
+			t.Fatalf("Replace after Clear = %v, %v", v, err)
+		}
+		promtest.Expose(t, p.Reg, append(series(2), other)...)
+		if err := slot.Close(); err != nil || first.Closes() != 1 || second.Closes() != 1 {
+			t.Errorf("Close = %v; closed %d and %d times, want 1 and 1", err, first.Closes(), second.Closes())
+		}
+		promtest.Expose(t, p.Reg, other)
+	})
+
+	// Once the slot is closed, Clear returns ErrClosed; on a zero or nil
+	// slot, nil.
+	t.Run("closed, zero and nil", func(t *testing.T) {
+		_, slot, _ := newSlot(t, nil)
+		slot.Close()
+		if err := slot.Clear(); !errors.Is(err, lifecycle.ErrClosed) {
+			t.Errorf("Clear of a closed slot = %v, want ErrClosed", err)
+		}
+		var zero lifecycle.Slot[*promtest.Component]
+		if err := zero.Clear(); err != nil {
+			t.Errorf("Clear of a zero slot = %v", err)
+		}
+		if err := (*lifecycle.Slot[*promtest.Component])(nil).Clear(); err != nil {
+			t.Errorf("Clear of a nil slot = %v", err)
+		}
+	})
+}
+
 func TestSlotClose(t *testing.T) {
 	// Close returns the value's close error, and nil the second time, as
 	// on an empty slot.

@@ -22,8 +22,8 @@ var errStBuild = errors.New("the component failed to come up")
 func failing(c *promtest.Component) bool { return strings.HasSuffix(c.Name, " (failing)") }
 
 func TestSlotStress(t *testing.T) {
-	// Concurrent Replace, Current, Gather and Close keep one generation at
-	// most and leave nothing.
+	// Concurrent Replace, Clear, Current, Gather and Close keep one
+	// generation at most, close each exactly once, and leave nothing.
 	t.Run("concurrent", func(t *testing.T) {
 		const (
 			replacers    = 8
@@ -31,6 +31,7 @@ func TestSlotStress(t *testing.T) {
 			closeAfter   = replacers * replaces / 2
 			readers      = 4
 			reads        = 300
+			clears       = 100
 			gathers      = 100
 			failingEvery = 3
 		)
@@ -102,6 +103,21 @@ func TestSlotStress(t *testing.T) {
 				}
 			})
 		}
+		wg.Go(func() {
+			for range clears {
+				closed := done.Load()
+				switch err := slot.Clear(); {
+				case errors.Is(err, lifecycle.ErrClosed):
+					if !closing.Load() {
+						t.Error("Clear = ErrClosed before Close")
+					}
+				case closed:
+					t.Errorf("Clear after Close = %v, want ErrClosed", err)
+				case err != nil:
+					t.Errorf("Clear = %v", err)
+				}
+			}
+		})
 		for range readers {
 			wg.Go(func() {
 				for range reads {

@@ -45,13 +45,16 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // Each instance's scope is nested in a scope of the slot's own, made on the
 // slot's parent, so that however often the component is recycled, the slot
 // leaves nothing in the parent once it is closed but, in a
-// prometheus.Registry, the one empty collector that an outermost scope
-// with unchecked collectors leaves there. An instance's scope is named after
-// the build that made it, 1 for the first, under the name of the slot's
-// scope (see registry.WithName): "watcher/3" is the third build of a slot
-// named watcher, "prog/3" of a slot with no name on a scope named prog, and
-// "3" of a slot with no name on a parent with none, in errors, leak reports
-// and the ownership page.
+// prometheus.Registry, the one empty collector that an outermost scope with
+// unchecked collectors leaves there. Slots made and closed as a set of
+// components changes (one per tenant, say) leave that collector each when
+// they are made on the registry itself, and one in all when they are made on
+// one scope of the program's. An instance's scope is named after the build
+// that made it, 1 for the first, under the name of the slot's scope (see
+// registry.WithName): "watcher/3" is the third build of a slot named watcher,
+// "prog/3" of a slot with no name on a scope named prog, and "3" of a slot
+// with no name on a parent with none, in errors, leak reports and the
+// ownership page.
 //
 // Replace cannot keep the current instance when the next build fails: it
 // closes it first, so that the next one can register the same names. Check a

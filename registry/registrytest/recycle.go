@@ -38,8 +38,12 @@ import (
 //   - build, or closing a built value, panics.
 //
 // A nil value (or a nil pointer) that build returns with no error is not
-// closed: what it registered is left, and reported. VerifyRecycle panics if
-// build is nil or n is less than 1, since the test would then prove nothing.
+// closed: what it registered is left, and reported. VerifyRecycle sees only
+// the registry it made: the series that build writes to a vector registered
+// elsewhere (one the program shares among components) and does not ask to
+// delete are not looked at; check that registry with VerifyNone.
+// VerifyRecycle panics if build is nil or n is less than 1, since the test
+// would then prove nothing.
 //
 // The Registerer that build is given is a *registry.Scope on the registry,
 // which records where each scope nested in it was made: a leak message says

@@ -132,7 +132,8 @@ func isRegistererType(t types.Type) bool {
 	return ok && registererMethod(fn, "Register")
 }
 
-// madeRegistry reports whether v is a registry made in this call: by
+// madeRegistry reports whether v is a registry made in this call, or one of
+// client_golang's wrappers of one, which passes everything to it: made by
 // prometheus.NewRegistry or NewPedanticRegistry, by a callee that returns
 // a registry it made (see makesRegistry), or held in a field of an object
 // the function made and keeps to itself, which stores only that registry
@@ -149,6 +150,10 @@ func (c *checker) madeRegistry(v ssa.Value) bool {
 			fn := calleeFunc(call.Common())
 			if isFunc(fn, prometheusPath, "NewRegistry") || isFunc(fn, prometheusPath, "NewPedanticRegistry") {
 				return true
+			}
+			if isWrapper(call) && len(call.Call.Args) == 2 {
+				v = call.Call.Args[1]
+				continue
 			}
 			callee := call.Common().StaticCallee()
 			return callee != nil && c.makesRegistry(callee)

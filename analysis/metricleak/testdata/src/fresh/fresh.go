@@ -324,3 +324,36 @@ func ThroughCounting(start func() error) error {
 	_ = c
 	return start() // want `^requests_total registered at fresh\.go:\d+ \(via registerOn\) stays registered`
 }
+
+// wrappedRegistry returns client_golang's wrapper of a registry it made,
+// and the registry: each call gives a new one.
+func wrappedRegistry() (prometheus.Registerer, *prometheus.Registry) {
+	reg := prometheus.NewRegistry()
+	return prometheus.WrapRegistererWithPrefix("app_", reg), reg
+}
+
+type service struct{ requests prometheus.Counter }
+
+func (s *service) register(reg prometheus.Registerer) { reg.MustRegister(s.requests) }
+
+// ThroughWrappedRegistry registers, through a method, into what
+// wrappedRegistry returned: no leak.
+func ThroughWrappedRegistry(start func() error) error {
+	reg, _ := wrappedRegistry()
+	s := &service{requests: requests()}
+	s.register(reg)
+	return start()
+}
+
+type config struct{ Registerer prometheus.Registerer }
+
+func newConfig() *config { return &config{} }
+
+// InConfig registers through a field that holds client_golang's wrapper of
+// a registry made here, on an object that a constructor returned.
+func InConfig(start func(*config) error) error {
+	cfg := newConfig()
+	cfg.Registerer = prometheus.WrapRegistererWith(prometheus.Labels{"app": "x"}, prometheus.NewRegistry())
+	cfg.Registerer.MustRegister(requests())
+	return start(cfg)
+}

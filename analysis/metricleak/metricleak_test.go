@@ -64,6 +64,9 @@ func TestAnalyzer(t *testing.T) {
 		// The plain leaks get a fix that undoes the registrations before
 		// the returns.
 		{"fixes", "fixes"},
+		// Reports name the metrics as the registry sees them, with the
+		// prefixes of client_golang's wrappers.
+		{"prefixes", "prefixed"},
 		// A collector that describes nothing cannot be unregistered: the
 		// report says to register it later, with no fix.
 		{"unchecked", "unchecked"},

@@ -1,6 +1,7 @@
 package metricleak
 
 import (
+	"go/constant"
 	"go/types"
 	"slices"
 
@@ -23,6 +24,7 @@ func (c *checker) addRegisterer(r *registration) bool {
 	if !r.opaque && slices.ContainsFunc(chain, c.private) {
 		return false
 	}
+	r.prefix(chain)
 	r.registerer = bottom
 	fn := r.call.Parent()
 	for _, v := range chain {
@@ -36,6 +38,27 @@ func (c *checker) addRegisterer(r *registration) bool {
 		}
 	}
 	return true
+}
+
+// prefix renames r's metrics as the registry sees them, with the prefixes
+// of client_golang's WrapRegistererWithPrefix calls on chain, which each
+// put theirs before what they are given: names unknown if a prefix is not
+// a constant.
+func (r *registration) prefix(chain []ssa.Value) {
+	for _, v := range chain {
+		call, ok := root(v).(*ssa.Call)
+		if !ok || !isFunc(calleeFunc(call.Common()), prometheusPath, "WrapRegistererWithPrefix") || len(call.Call.Args) != 2 {
+			continue
+		}
+		k, ok := call.Call.Args[0].(*ssa.Const)
+		if !ok || k.Value == nil || k.Value.Kind() != constant.String {
+			r.metrics, r.unnamed = nil, true
+			return
+		}
+		for i, name := range r.metrics {
+			r.metrics[i] = constant.StringVal(k.Value) + name
+		}
+	}
 }
 
 // private reports whether a registerer on a chain is nil or a registry

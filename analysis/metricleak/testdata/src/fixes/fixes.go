@@ -71,7 +71,7 @@ func collectors(reg prom.Registerer, connect func() error) error {
 	wrapped.MustRegister(requests)
 	up := promauto.With(reg).NewGauge(prom.GaugeOpts{Name: "up"}) // related: registered
 	if err := connect(); err != nil {
-		return err // want `^requests_total and up registered at fixes\.go:\d+ and 1 other place stay registered`
+		return err // want `^app_requests_total and up registered at fixes\.go:\d+ and 1 other place stay registered`
 	}
 	up.Set(1)
 	return nil

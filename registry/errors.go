@@ -189,16 +189,20 @@ func (e *collisionError) Error() string {
 		b.WriteString("by this scope")
 	default:
 		switch {
-		case h.str == "":
-			b.WriteString("by a scope with no name, labels or prefix")
 		case h.str == e.scope.str:
 			// Two scopes of one name: an older generation of the
 			// component, say, still open, or a scope nested in the
 			// other that adds nothing to its String.
-			b.WriteString("by another scope " + h.str)
+			if h.str == "" {
+				b.WriteString("by another scope with no name, labels or prefix")
+			} else {
+				b.WriteString("by another scope " + h.str)
+			}
 			if h.created != "" {
 				b.WriteString(" made at " + h.created)
 			}
+		case h.str == "":
+			b.WriteString("by a scope with no name, labels or prefix")
 		default:
 			b.WriteString("by scope " + h.str)
 		}

@@ -3062,14 +3062,17 @@ func (w *world) checkPanic(what string, v any, want outcome, o *object, passed p
 		switch {
 		case h == s:
 			return "by this scope"
-		case h.str() == "":
-			named = "by a scope with no name, labels or prefix"
-		case h.str() == s.str() && h.at != "":
-			named = "by another scope " + h.str() + " made at " + h.at
+		case h.str() == s.str() && h.str() == "":
+			named = "by another scope with no name, labels or prefix"
 		case h.str() == s.str():
 			named = "by another scope " + h.str()
+		case h.str() == "":
+			named = "by a scope with no name, labels or prefix"
 		default:
 			named = "by scope " + h.str()
+		}
+		if h.str() == s.str() && h.at != "" {
+			named += " made at " + h.at
 		}
 		// Nested scopes' paths go on from the paths of those they are
 		// nested in.

@@ -210,7 +210,7 @@ func TestRegister(t *testing.T) {
 		}
 		unnamed := registry.NewScope(reg)
 		unnamed.MustRegister(promtest.Gauge("plain", 1))
-		want := "registry: plain is already registered by a scope with no name, labels or prefix, which this one is nested in: duplicate metrics collector registration attempted"
+		want := "registry: plain is already registered by another scope with no name, labels or prefix, which this one is nested in: duplicate metrics collector registration attempted"
 		if err, _ := promtest.Panic(func() { unnamed.Child().MustRegister(promtest.Gauge("plain", 2)) }).(error); err == nil || err.Error() != want {
 			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}
@@ -298,6 +298,14 @@ func TestRegister(t *testing.T) {
 			if err, _ := promtest.Panic(func() { newer.MustRegister(promtest.Gauge("jobs", 2)) }).(error); err == nil || err.Error() != want {
 				t.Errorf("MustRegister panicked with %v, want %q", err, want)
 			}
+		}
+		// Generations with no name are namesakes too.
+		unnamed := prometheus.NewPedanticRegistry()
+		at = line()
+		registry.NewScope(unnamed, registry.WithIndex(&x)).MustRegister(promtest.Gauge("jobs", 1))
+		want := "registry: jobs is already registered by another scope with no name, labels or prefix made at " + at + ": duplicate metrics collector registration attempted"
+		if err, _ := promtest.Panic(func() { registry.NewScope(unnamed, registry.WithIndex(&x)).MustRegister(promtest.Gauge("jobs", 2)) }).(error); err == nil || err.Error() != want {
+			t.Errorf("MustRegister panicked with %v, want %q", err, want)
 		}
 	})
 

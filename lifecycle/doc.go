@@ -36,9 +36,9 @@
 //
 // # Concurrency
 //
-// Stack and Slot are safe for concurrent use. Slot serializes Replace and
-// Close, so neither a build function nor an instance's Close may call
-// either on its own slot; Current never waits for them.
+// Stack and Slot are safe for concurrent use. Slot serializes Replace,
+// Clear and Close, so neither a build function nor an instance's Close may
+// call any of them on its own slot; Current never waits for them.
 //
 // # Errors
 //

@@ -119,10 +119,10 @@ func NewSlot[T io.Closer](parent prometheus.Registerer, opts ...registry.Option)
 // slot is closed, Replace returns [ErrClosed] and calls nothing.
 //
 // Concurrent Replace calls run one after another. So neither build nor the
-// instances' Close may call Replace or Close on the same slot: the call
-// would wait, forever, for the Replace or Close that is running it. Replace
-// panics if build is nil, before it touches the current instance: that is a
-// programming error.
+// instances' Close may call Replace, Clear or Close on the same slot: the
+// call would wait, forever, for the Replace, Clear or Close that is running
+// it. Replace panics if build is nil, before it touches the current instance:
+// that is a programming error.
 func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err error) {
 	if s == nil || s.own == nil {
 		panic("lifecycle: Replace on a Slot that NewSlot did not make")
@@ -138,9 +138,6 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 	closed, err = s.take()
 	if closed {
 		return zero, ErrClosed
-	}
-	if err != nil {
-		err = &closeError{err}
 	}
 
 	s.builds++
@@ -163,7 +160,8 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 }
 
 // take is takeLocked for Replace and Clear: it reports a closed slot, and
-// otherwise closes the current instance. Callers hold s.build. The deferred Unlock
+// otherwise closes the current instance, and returns the error of closing
+// it as a closeError. Callers hold s.build. The deferred Unlock
 // matters when the value's Close panics: a caller that recovers (a
 // controller's reconcile loop does) must find the slot usable, not locked.
 func (s *Slot[T]) take() (closed bool, err error) {
@@ -172,11 +170,14 @@ func (s *Slot[T]) take() (closed bool, err error) {
 	if s.closed {
 		return true, nil
 	}
-	return false, s.takeLocked()
+	if err := s.takeLocked(); err != nil {
+		return false, &closeError{err}
+	}
+	return false, nil
 }
 
 // A closeError is the error of closing the previous instance, as Replace
-// returns it. errors.Is and errors.As see into it, except for a BuildError
+// and Clear return it. errors.Is and errors.As see into it, except for a BuildError
 // (of a slot that the instance's Close replaced in, say), which would say
 // that this Replace installed nothing.
 type closeError struct{ err error }
@@ -226,9 +227,11 @@ func (s *Slot[T]) Current() (T, bool) {
 // and leaves the slot empty and open: Current reports it empty until the
 // next Replace. It is for a component that stops for a while, such as a
 // controller that lost leadership, whose slot must outlive it. It returns
-// the error of closing the instance, waits for a Replace in progress, and,
-// once the slot is closed, returns [ErrClosed] and closes nothing. On the
-// zero Slot, and a nil *Slot, it returns nil.
+// the error of closing the instance, in which, as in Replace's, errors.As
+// into a *BuildError finds none. It waits for a Replace in progress, and
+// so may not be called by a build function or an instance's Close (see
+// Replace). Once the slot is closed, it returns [ErrClosed] and closes
+// nothing. On the zero Slot, and a nil *Slot, it returns nil.
 func (s *Slot[T]) Clear() error {
 	if s == nil || s.own == nil {
 		return nil

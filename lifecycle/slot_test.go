@@ -433,12 +433,13 @@ func TestSlotCurrent(t *testing.T) {
 func TestSlotClear(t *testing.T) {
 	// Clear closes the instance and takes its metrics back, and leaves the
 	// slot empty and open: the next Replace builds again, with the same
-	// metric names.
+	// metric names. Its error is the instance's close error, in which, as
+	// in Replace's, errors.As finds no BuildError.
 	t.Run("then Replace", func(t *testing.T) {
 		p, slot, first := newSlot(t, nil)
-		first.Err = errClose
+		first.Err = &lifecycle.BuildError{Err: errClose}
 		if err := slot.Clear(); !errors.Is(err, errClose) || errors.As(err, new(*lifecycle.BuildError)) {
-			t.Errorf("Clear = %v, want the instance's close error", err)
+			t.Errorf("Clear = %v, want the instance's close error, and no BuildError", err)
 		}
 		if first.Closes() != 1 {
 			t.Errorf("the instance was closed %d times, want 1", first.Closes())

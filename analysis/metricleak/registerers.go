@@ -42,9 +42,10 @@ func (c *checker) addRegisterer(r *registration) bool {
 
 // prefix renames r's metrics as the registry sees them, with the prefixes
 // of client_golang's WrapRegistererWithPrefix calls on chain, which each
-// put theirs before what they are given: names unknown if a prefix is not
-// a constant.
+// put theirs before what they are given. Where a prefix is not a constant,
+// the names are left as the code writes them, which finds them.
 func (r *registration) prefix(chain []ssa.Value) {
+	var prefix string
 	for _, v := range chain {
 		call, ok := root(v).(*ssa.Call)
 		if !ok || !isFunc(calleeFunc(call.Common()), prometheusPath, "WrapRegistererWithPrefix") || len(call.Call.Args) != 2 {
@@ -52,13 +53,18 @@ func (r *registration) prefix(chain []ssa.Value) {
 		}
 		k, ok := call.Call.Args[0].(*ssa.Const)
 		if !ok || k.Value == nil || k.Value.Kind() != constant.String {
-			r.metrics, r.unnamed = nil, true
 			return
 		}
-		for i, name := range r.metrics {
-			r.metrics[i] = constant.StringVal(k.Value) + name
-		}
+		prefix = constant.StringVal(k.Value) + prefix
 	}
+	if prefix == "" {
+		return
+	}
+	names := make([]string, len(r.metrics)) // r.metrics may be a fact's
+	for i, name := range r.metrics {
+		names[i] = prefix + name
+	}
+	r.metrics = names
 }
 
 // private reports whether a registerer on a chain is nil or a registry

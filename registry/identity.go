@@ -111,7 +111,7 @@ func unwrapRegisterer(r prometheus.Registerer) prometheus.Registerer {
 // that are not comparable.
 func samePointer(a, b any) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	return va.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
+	return va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
 }
 
 // sameCollector reports whether a and b are the same collector: the same

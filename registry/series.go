@@ -257,8 +257,12 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 			}
 			msg := fmt.Sprintf("registry: DeleteOnClose: vector %d, %s, has no label %s: no series of it can match",
 				i, quoteAll(names), strings.Join(missing, " and no label "))
-			if len(scopes) > 0 {
-				msg += "; " + strings.Join(scopes, " and ") + ": a label that this scope adds to what is registered through it, not one of the vector's own"
+			switch len(scopes) {
+			case 0:
+			case 1:
+				msg += "; " + scopes[0] + " is a label that this scope adds to what is registered through it, not one of the vector's own"
+			default:
+				msg += "; " + strings.Join(scopes, " and ") + " are labels that this scope adds to what is registered through it, not the vector's own"
 			}
 			panic(msg)
 		}

@@ -160,10 +160,10 @@ func (s *Slot[T]) Replace(build func(reg *registry.Scope) (T, error)) (_ T, err 
 }
 
 // take is takeLocked for Replace and Clear: it reports a closed slot, and
-// otherwise closes the current instance, and returns the error of closing
-// it as a closeError. Callers hold s.build. The deferred Unlock
-// matters when the value's Close panics: a caller that recovers (a
-// controller's reconcile loop does) must find the slot usable, not locked.
+// otherwise closes the current instance, and returns the error of closing it
+// as a closeError. Callers hold s.build. The deferred Unlock matters when the
+// value's Close panics: a caller that recovers (a controller's reconcile loop
+// does) must find the slot usable, not locked.
 func (s *Slot[T]) take() (closed bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -177,9 +177,9 @@ func (s *Slot[T]) take() (closed bool, err error) {
 }
 
 // A closeError is the error of closing the previous instance, as Replace
-// and Clear return it. errors.Is and errors.As see into it, except for a BuildError
-// (of a slot that the instance's Close replaced in, say), which would say
-// that this Replace installed nothing.
+// and Clear return it. errors.Is and errors.As see into it, except
+// errors.As into a *BuildError (of a slot that the instance's Close replaced
+// in, say), which would say that a build of this slot failed.
 type closeError struct{ err error }
 
 func (e *closeError) Error() string { return e.err.Error() }
@@ -245,8 +245,8 @@ func (s *Slot[T]) Clear() error {
 	return err
 }
 
-// Close closes the current instance and its scope, then the slot's own
-// scope, and makes every later Replace return [ErrClosed]. It waits for a
+// Close closes the current instance and its scope, then the slot's own scope,
+// and makes every later Replace and Clear return [ErrClosed]. It waits for a
 // Replace in progress. A second Close returns nil.
 func (s *Slot[T]) Close() (err error) {
 	if s == nil {

@@ -182,14 +182,14 @@ func (e *collisionError) Error() string {
 		what = "an unchecked collector"
 	}
 	fmt.Fprintf(&b, "%s is already registered ", what)
-	switch h := e.holder; {
-	case h == nil:
+	switch h := e.holder; h {
+	case nil:
 		b.WriteString("outside the scope's tree")
-	case h == e.scope:
+	case e.scope:
 		b.WriteString("by this scope")
 	default:
-		switch {
-		case h.str == e.scope.str:
+		switch h.str {
+		case e.scope.str:
 			// Two scopes of one name: an older generation of the
 			// component, say, still open, or a scope nested in the
 			// other that adds nothing to its String.
@@ -201,7 +201,7 @@ func (e *collisionError) Error() string {
 			if h.created != "" {
 				b.WriteString(" made at " + h.created)
 			}
-		case h.str == "":
+		case "":
 			b.WriteString("by a scope with no name, labels or prefix")
 		default:
 			b.WriteString("by scope " + h.str)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -94,6 +95,33 @@ func TestCommand(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestNewerGo runs a metricleak built with Go 1.26 as the tool of Go 1.27's
+// go vet, which compiles what it reads with a newer export data format:
+// each package fails with a line that says what to do, and nothing panics.
+// It runs where the go command can fetch or find Go 1.27.3, and not under
+// -short.
+func TestNewerGo(t *testing.T) {
+	const newer = "go1.27.3"
+	if testing.Short() || !strings.HasPrefix(runtime.Version(), "go1.26") {
+		t.Skipf("needs Go 1.26 to build, and no -short (Go %s)", runtime.Version())
+	}
+	dir := t.TempDir()
+	env := append(os.Environ(), "GOTOOLCHAIN="+newer, "GOFLAGS=", "GOWORK=off", "GO111MODULE=on")
+	if out, code := run(t, dir, env, "go", "version"); code != 0 {
+		t.Skipf("no %s: %s", newer, out)
+	}
+	bin := filepath.Join(t.TempDir(), "metricleak")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/newer\n\ngo 1.22\n")
+	write(t, filepath.Join(dir, "newer.go"), "package newer\n\nimport \"errors\"\n\n// Open fails.\nfunc Open() error { return errors.New(\"closed\") }\n")
+	out, code := run(t, dir, env, "go", "vet", "-vettool="+bin, "./...")
+	if code == 0 || !strings.Contains(out, "metricleak: built with go1.26") || strings.Contains(out, "panic:") || strings.Contains(out, "goroutine ") {
+		t.Errorf("go vet with %s: exit status %d, want non-zero, with no panic and a line saying what to do; output:\n%s", newer, code, out)
+	}
 }
 
 // run runs name with args in dir and returns its output and exit status.

@@ -213,7 +213,8 @@ const (
 
 // ownVecs are the Deleters of the user's own that opDelete passes: the
 // curried vector behind a Deleter that is no Collector, and the curried and
-// shared vectors behind one that is, whose Describe fails the test.
+// shared vectors behind one that is, whose Describe DeleteOnClose must not
+// call (rule 18).
 const (
 	ownBlind = iota
 	ownCurried

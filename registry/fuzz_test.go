@@ -3539,7 +3539,7 @@ var seeds = []seed{
 		// s0 on the faulty parent and s2 on reg are made with WithIndex;
 		// s1{l0="x"} is nested in s0 through a wrapper, registers g0a
 		// and asks to delete {tenant="a"} from vec0a; s2 registers u0.
-		// The first Close of s0 deletes the series, then panics taking
+		// The first Close of s0 runs that deletion, then panics taking
 		// g0a back: s0 and s1 are closing, still listed with what they
 		// own. The second Close ends it, and s0 leaves the Index (rules
 		// 14, 24, 25).

@@ -257,17 +257,14 @@ func TestRegister(t *testing.T) {
 			inner := older.Child()
 			inner.MustRegister(promtest.Gauge("queue", 1))
 			for _, tt := range []struct {
-				s    *registry.Scope
-				want string
+				s      *registry.Scope
+				metric string // held by the other of the two
+				want   string
 			}{
-				{older, "registry: scope program/watcher: queue is already registered by another scope program/watcher" + madeAt(innerAt) + ", nested in this one"},
-				{inner, "registry: scope program/watcher: jobs is already registered by another scope program/watcher" + madeAt(olderAt) + ", which this one is nested in"},
+				{older, "queue", "registry: scope program/watcher: queue is already registered by another scope program/watcher" + madeAt(innerAt) + ", nested in this one"},
+				{inner, "jobs", "registry: scope program/watcher: jobs is already registered by another scope program/watcher" + madeAt(olderAt) + ", which this one is nested in"},
 			} {
-				g := promtest.Gauge("queue", 2)
-				if tt.s == inner {
-					g = promtest.Gauge("jobs", 2)
-				}
-				if err, _ := promtest.Panic(func() { tt.s.MustRegister(g) }).(error); err == nil || !strings.HasPrefix(err.Error(), tt.want+": ") {
+				if err, _ := promtest.Panic(func() { tt.s.MustRegister(promtest.Gauge(tt.metric, 2)) }).(error); err == nil || !strings.HasPrefix(err.Error(), tt.want+": ") {
 					t.Errorf("MustRegister panicked with %v, want it to begin %q", err, tt.want)
 				}
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -15,22 +16,22 @@ import (
 func main() {
 	defer func() {
 		if r := recover(); r != nil {
-			os.Exit(crashed(r, debug.Stack()))
+			os.Exit(crashed(os.Stderr, r, debug.Stack()))
 		}
 	}()
 	singlechecker.Main(metricleak.Analyzer)
 }
 
-// crashed reports a panic that ends the command, and returns the exit
+// crashed reports a panic that ends the command to w, and returns the exit
 // status. A panic of Go's export data reader over what a newer Go compiled
 // (go vet run by a newer Go than built metricleak) is one line that says
 // what to do; any other is printed as the runtime prints a panic, with the
 // stack of the goroutine that panicked.
-func crashed(r any, stack []byte) int {
+func crashed(w io.Writer, r any, stack []byte) int {
 	if msg := fmt.Sprint(r); strings.Contains(msg, "export data version") {
-		fmt.Fprintf(os.Stderr, "metricleak: built with %s, it cannot read what a newer Go compiled (%s): build it with the Go that runs it\n", runtime.Version(), msg)
+		fmt.Fprintf(w, "metricleak: built with %s, it cannot read what a newer Go compiled (%s): build it with the Go that runs it\n", runtime.Version(), msg)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "panic: %v\n\n%s", r, stack)
+	fmt.Fprintf(w, "panic: %v\n\n%s", r, stack)
 	return 2
 }

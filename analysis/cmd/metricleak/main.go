@@ -29,9 +29,9 @@ func main() {
 // stack of the goroutine that panicked.
 func crashed(w io.Writer, r any, stack []byte) int {
 	if msg := fmt.Sprint(r); strings.Contains(msg, "export data version") {
-		fmt.Fprintf(w, "metricleak: built with %s, it cannot read what a newer Go compiled (%s): build it with the Go that runs it\n", runtime.Version(), msg)
+		_, _ = fmt.Fprintf(w, "metricleak: built with %s, it cannot read what a newer Go compiled (%s): build it with the Go that runs it\n", runtime.Version(), msg)
 		return 1
 	}
-	fmt.Fprintf(w, "panic: %v\n\n%s", r, stack)
+	_, _ = fmt.Fprintf(w, "panic: %v\n\n%s", r, stack)
 	return 2
 }

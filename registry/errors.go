@@ -275,8 +275,11 @@ func (n *node) collision(err error, c prometheus.Collector, holder prometheus.Co
 		// generation of the component, say, made on the registry
 		// itself and never closed.
 		for _, top := range n.root.index.scopes() {
-			if e.holder == nil && top.root != n.root && samePointer(top.root.reg, n.root.reg) {
-				e.holder = holderIn(top, ds, are.ExistingCollector)
+			if top.root == n.root || !samePointer(top.root.reg, n.root.reg) {
+				continue
+			}
+			if e.holder = holderIn(top, ds, are.ExistingCollector); e.holder != nil {
+				break
 			}
 		}
 	}

@@ -107,11 +107,12 @@ func unwrapRegisterer(r prometheus.Registerer) prometheus.Registerer {
 }
 
 // samePointer reports whether a and b are the same pointer, of the same
-// type: the same object, where == would compare values, or panic on values
-// that are not comparable.
+// type (see pointerOf): the same object, where == would compare values, or
+// panic on values that are not comparable.
 func samePointer(a, b any) bool {
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	return va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
+	pa, okA := pointerOf(reflect.ValueOf(a))
+	pb, okB := pointerOf(reflect.ValueOf(b))
+	return okA && okB && pa == pb
 }
 
 // sameCollector reports whether a and b are the same collector: the same

@@ -313,6 +313,24 @@ func labelsString(ls []pair) string {
 	return "prometheus.Labels{" + strings.Join(parts, ", ") + "}"
 }
 
+// selector writes ps, in their order, as a series selector's braces:
+// {a="x",b="y"}.
+func selector(ps []pair) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s=%q", p.name, p.value)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+func pairMap(ps []pair) map[string]string {
+	m := map[string]string{}
+	for _, p := range ps {
+		m[p.name] = p.value
+	}
+	return m
+}
+
 func sortedPairs(m map[string]string) []pair {
 	out := make([]pair, 0, len(m))
 	for _, n := range slices.Sorted(maps.Keys(m)) {
@@ -674,11 +692,11 @@ func (v *mVec) deleteMatching(labels []pair) (left []string) {
 	for _, k := range slices.Sorted(maps.Keys(v.state)) {
 		if v.carries(k, labels) {
 			values := strings.Split(k, "\xff")
-			var ls []string
+			var ls []pair
 			for _, i := range sortedIndex(v.vars) {
-				ls = append(ls, fmt.Sprintf("%s=%q", v.vars[i], values[i]))
+				ls = append(ls, pair{v.vars[i], values[i]})
 			}
-			left = append(left, v.name+"{"+strings.Join(ls, ",")+"}")
+			left = append(left, v.name+selector(ls))
 		}
 	}
 	return left
@@ -2287,11 +2305,7 @@ func (s *mScope) path2() string { return s.path[strings.LastIndex(s.path, "/")+1
 func (s *mScope) str() string {
 	out := s.name
 	if len(s.view.labels) > 0 {
-		var parts []string
-		for _, p := range sortedPairs(s.view.labels) {
-			parts = append(parts, fmt.Sprintf("%s=%q", p.name, p.value))
-		}
-		out += "{" + strings.Join(parts, ",") + "}"
+		out += selector(sortedPairs(s.view.labels))
 	}
 	if s.view.prefix != "" {
 		if out != "" {
@@ -2669,10 +2683,7 @@ func (w *world) deleteOnClose(in *input) {
 			names = append(names, v.obj)
 		}
 	}
-	m := map[string]string{}
-	for _, p := range labels {
-		m[p.name] = p.value
-	}
+	m := pairMap(labels)
 	w.say("%s.DeleteOnClose(%s, %s)", s.path2(), labelsString(labels), strings.Join(names, ", "))
 	described := w.described.Load()
 	v := promtest.Panic(func() { s.real.DeleteOnClose(m, ds...) })
@@ -3239,10 +3250,7 @@ func (s *mScope) page(got *page) page {
 				p.Unchecked++
 			}
 		case st.del != nil:
-			var sel []string
-			for _, l := range sortedPairs(pairMap(st.del.labels)) {
-				sel = append(sel, fmt.Sprintf("%s=%q", l.name, l.value))
-			}
+			sel := selector(sortedPairs(pairMap(st.del.labels)))
 			// A vector that describes nothing (the user's own here,
 			// and the one that panics) is named by the labels alone.
 			shown := []string{""}
@@ -3257,7 +3265,7 @@ func (s *mScope) page(got *page) page {
 				}
 			}
 			for _, name := range shown {
-				p.Deletes = append(p.Deletes, name+"{"+strings.Join(sel, ",")+"}")
+				p.Deletes = append(p.Deletes, name+sel)
 			}
 		}
 	}
@@ -3271,14 +3279,6 @@ func (s *mScope) page(got *page) page {
 		}
 	}
 	return p
-}
-
-func pairMap(ps []pair) map[string]string {
-	m := map[string]string{}
-	for _, p := range ps {
-		m[p.name] = p.value
-	}
-	return m
 }
 
 // checkPages compares what Handler shows of the Index and of each tree that

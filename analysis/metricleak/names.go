@@ -66,12 +66,11 @@ func optsName(opts ssa.Value) string {
 			if !ok || store.Addr != fa {
 				continue
 			}
-			k, ok := store.Val.(*ssa.Const)
-			if !ok || k.Value == nil || k.Value.Kind() != constant.String {
-				fields[name] = "\x00" // set, but not to a constant
-				continue
+			k, ok := constString(store.Val)
+			if !ok {
+				k = "\x00" // set, but not to a constant
 			}
-			fields[name] = constant.StringVal(k.Value)
+			fields[name] = k
 		}
 	}
 	var parts []string
@@ -88,6 +87,16 @@ func optsName(opts ssa.Value) string {
 		return ""
 	}
 	return strings.Join(parts, "_")
+}
+
+// constString returns the value of v, a string constant; ok is false if v
+// is no constant string.
+func constString(v ssa.Value) (s string, ok bool) {
+	k, ok := v.(*ssa.Const)
+	if !ok || k.Value == nil || k.Value.Kind() != constant.String {
+		return "", false
+	}
+	return constant.StringVal(k.Value), true
 }
 
 // typeDeref returns the element type of a pointer, or t itself.

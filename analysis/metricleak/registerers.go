@@ -1,7 +1,6 @@
 package metricleak
 
 import (
-	"go/constant"
 	"go/types"
 	"slices"
 
@@ -51,11 +50,11 @@ func (r *registration) prefix(chain []ssa.Value) {
 		if !ok || !isFunc(calleeFunc(call.Common()), prometheusPath, "WrapRegistererWithPrefix") || len(call.Call.Args) != 2 {
 			continue
 		}
-		k, ok := call.Call.Args[0].(*ssa.Const)
-		if !ok || k.Value == nil || k.Value.Kind() != constant.String {
+		k, ok := constString(call.Call.Args[0])
+		if !ok {
 			return
 		}
-		prefix = constant.StringVal(k.Value) + prefix
+		prefix = k + prefix
 	}
 	if prefix == "" {
 		return

@@ -199,7 +199,8 @@ const (
 	nPool
 	cNil      = nPool     // a nil Collector
 	cTypedNil = nPool + 1 // a (*prometheus.CounterVec)(nil)
-	nColls    = nPool + 2
+	cZero     = nPool + 2 // a &prometheus.GaugeVec{}, which no New function made
+	nColls    = nPool + 3
 )
 
 // The vectors opSeries and opDelete name.
@@ -548,6 +549,7 @@ type object struct {
 	hub   *mTree                          // or what a tree on a forwarder registers in its parent for its unchecked collectors
 	dyn   func() []mSeries                // or what it collects now: a scope as a collector (rule 19), whose Describe changes with what it owns
 	of    *mScope                         // that scope
+	zero  bool                            // a zero vector of client_golang's, which Register refuses (rule 1)
 }
 
 func (o *object) series() []mSeries {
@@ -1167,6 +1169,7 @@ const (
 	kInjected // promtest.ErrInjected
 	kPanicked // the parent's panic, promtest.ErrInjected, goes on
 	kOwnTree  // an error that is none of the above: a scope of the tree registered in it
+	kZero     // an error that is none of the above, for a zero vector
 )
 
 // register applies rules 1, 2, 3, 5 and 6 to Register(c) on s, with c
@@ -1177,6 +1180,8 @@ func (m *model) register(s *mScope, chain []wrap, o *object, fault promtest.Faul
 	case o == nil:
 		// Either error is right for a nil collector on a closed scope.
 		return outcome{kind: kNil, orClosed: s.state != open}
+	case o.zero:
+		return outcome{kind: kZero, orClosed: s.state != open}
 	case s.state != open:
 		return outcome{kind: kClosed, orLabel: s.view.clash}
 	case len(s.view.clash) > 0:
@@ -1440,7 +1445,7 @@ const (
 
 // unregister applies rules 8 and 9 to Unregister(c) on s through chain.
 func (m *model) unregister(s *mScope, chain []wrap, o *object, fault promtest.Fault) tri {
-	if o == nil || s.state != open {
+	if o == nil || o.zero || s.state != open {
 		return tFalse
 	}
 	r := m.find(s, o, chain)
@@ -2130,13 +2135,16 @@ func chainString(base string, ws []wrap) string {
 // collector reads a collector: the object (nil for cNil and cTypedNil) and
 // the value to pass. A nil collector is passed straight to the scope: wrapped
 // by client_golang, it crashes client_golang's own Describe goroutine, in a
-// scope as in a prometheus.Registry.
+// scope as in a prometheus.Registry. A zero vector goes through the wrappers.
 func (w *world) collector(in *input) (*object, prometheus.Collector, string) {
 	switch i := in.n(nColls); i {
 	case cNil:
 		return nil, nil, "nil"
 	case cTypedNil:
 		return nil, (*prometheus.CounterVec)(nil), "(*prometheus.CounterVec)(nil)"
+	case cZero:
+		const name = "&prometheus.GaugeVec{}"
+		return &object{name: name, zero: true}, &prometheus.GaugeVec{}, name
 	default:
 		return w.pool[i], w.pool[i].get(), w.pool[i].name
 	}
@@ -2320,7 +2328,7 @@ func (s *mScope) str() string {
 // model can tell the parent gets the call: a checked collector whose
 // descriptors are valid, on an open scope without a label set twice.
 func (w *world) registerFault(s *mScope, ch []wrap, o *object, b int) (promtest.Fault, []string) {
-	if !s.tree.parent || o == nil || s.state != open || len(s.view.clash) > 0 || len(o.descs) == 0 && s.tree.hubUp {
+	if !s.tree.parent || o == nil || o.zero || s.state != open || len(s.view.clash) > 0 || len(o.descs) == 0 && s.tree.hubUp {
 		return promtest.Pass, nil
 	}
 	ds := wrapDescs(o.descs, slices.Concat(ch, s.view.wraps(), s.tree.outer)...)
@@ -2540,7 +2548,7 @@ func (w *world) close(in *input) {
 func (w *world) outsider(in *input, register bool) {
 	s, ch := w.scope(in), chain(in)
 	o, c, cdesc := w.collector(in)
-	if s == nil || o == nil {
+	if s == nil || o == nil || o.zero {
 		return
 	}
 	if v := s.tree.via; v != nil {
@@ -2977,6 +2985,10 @@ func mismatch(err error, want outcome, o *object, passed prometheus.Collector) s
 	case kOwnTree:
 		if err == nil || isARE || errors.Is(err, registry.ErrClosed) || errors.Is(err, registry.ErrNilCollector) {
 			return "want the error for a scope of the scope's own tree (rule 1)"
+		}
+	case kZero:
+		if err == nil || isARE || errors.Is(err, registry.ErrClosed) || errors.Is(err, registry.ErrNilCollector) || !strings.Contains(err.Error(), "zero vector") {
+			return "want the error for a zero vector (rule 1)"
 		}
 	case kTaken:
 		if !isARE {
@@ -4041,6 +4053,22 @@ var seeds = []seed{
 			mustTwo(0, none, cG0a, cG1a),
 			mustTwo(0, none, cU0, cNil),
 			closeScope(0, noFault, 0),
+		),
+	},
+	{
+		name: "a zero vector is refused, through wrappers too",
+		// s0{l0="x"} refuses a &prometheus.GaugeVec{}, as it is and
+		// through client_golang's wrappers, whose Describe goroutine it
+		// would crash, and MustRegister(g0a, zero) keeps g0a; Unregister
+		// of it finds nothing. Closed, s0 may say either (rule 1).
+		program: prog(
+			root(onReg, opts(-1, lbl(0, 0))),
+			register(0, nil, cZero, modeRegister, noFault),
+			register(0, []byte{wp(0), wl(1, 1)}, cZero, modeMust, noFault),
+			mustTwo(0, []byte{wl(2, 0)}, cG0a, cZero),
+			unregister(0, []byte{wp(1)}, cZero, noFault),
+			closeScope(0, noFault, 0),
+			register(0, []byte{wp(0)}, cZero, modeRegister, noFault),
 		),
 	},
 	{

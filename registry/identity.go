@@ -66,13 +66,41 @@ func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) ([]*prometheus.
 	k := kindOf(c)
 	switch k {
 	case ownVector:
+		if zeroVector(c) {
+			return append(dst, nil), k
+		}
 		ch := make(chan *prometheus.Desc, 1)
 		c.Describe(ch)
 		return append(dst, <-ch), k
 	case ownMetric:
 		return append(dst, c.(prometheus.Metric).Desc()), k
+	case ownWrapper:
+		if zeroVector(unwrap(c)) {
+			return append(dst, nil), k // its Describe would panic in its goroutine
+		}
 	}
 	return append(dst, describe.Descs(c)...), k
+}
+
+// zeroVector reports whether v is one of client_golang's vectors that no New
+// function made, whose methods all dereference nil: a zero value, or a typed
+// nil.
+func zeroVector(v any) bool {
+	c, ok := v.(prometheus.Collector)
+	if !ok || kindOf(c) != ownVector {
+		return false
+	}
+	p := reflect.ValueOf(c)
+	if p.IsNil() {
+		return true
+	}
+	if mv := p.Elem().FieldByName("MetricVec"); mv.IsValid() { // the *MetricVec that the typed vectors embed
+		if mv.IsNil() {
+			return true
+		}
+		p = mv
+	}
+	return p.Elem().IsZero()
 }
 
 // unwrap returns the collector that the client_golang wrapper c stands for,

@@ -621,36 +621,55 @@ func TestRegister(t *testing.T) {
 		})
 	}
 
-	// A collector that describes a nil descriptor is refused with an
+	// A collector that describes a nil descriptor, or a zero vector of
+	// client_golang's, whose Describe dereferences nil, is refused with an
 	// error that says so, before the parent sees it, in every shape; the
 	// scope's earlier registrations stay as they were, and Close takes
 	// them back. Unregister of it finds nothing.
+	refused := []struct {
+		give prometheus.Collector
+		want string
+	}{
+		{nilDescriber{}, "registry: registry_test.nilDescriber describes a nil descriptor"},
+		{&prometheus.GaugeVec{}, "registry: *prometheus.GaugeVec is a zero vector: make it with its New function"},
+		{&prometheus.CounterVec{MetricVec: &prometheus.MetricVec{}}, "registry: *prometheus.CounterVec is a zero vector"},
+		{&prometheus.HistogramVec{}, "registry: *prometheus.HistogramVec is a zero vector"},
+		{&prometheus.SummaryVec{}, "registry: *prometheus.SummaryVec is a zero vector"},
+		{&prometheus.MetricVec{}, "registry: *prometheus.MetricVec is a zero vector"},
+	}
 	for _, opts := range [][]registry.Option{nil, {registry.WithPrefix("p_")}} {
-		t.Run(fmt.Sprintf("nil descriptor, %d options", len(opts)), func(t *testing.T) {
-			parent := promtest.NewParent(nil)
-			scope := registry.NewScope(parent, opts...)
-			scope.MustRegister(promtest.Gauge("jobs", 1))
-			err := scope.Register(nilDescriber{})
-			if err == nil || !strings.HasPrefix(err.Error(), "registry: ") || !strings.Contains(err.Error(), "nil descriptor") {
-				t.Errorf("Register = %v, want an error about the nil descriptor", err)
-			}
-			if v := promtest.Panic(func() { scope.MustRegister(nilDescriber{}) }); v == nil {
-				t.Error("MustRegister did not panic")
-			}
-			if scope.Unregister(nilDescriber{}) {
-				t.Error("Unregister = true")
-			}
-			if got := scope.Len(); got != 1 {
-				t.Errorf("Len() = %d, want 1", got)
-			}
-			if log := parent.Log(); len(log) != 1 {
-				t.Errorf("the parent saw %q, want only jobs", log)
-			}
-			if err := scope.Close(); err != nil {
-				t.Errorf("Close = %v", err)
-			}
-			registrytest.VerifyNone(t, parent.Reg)
-		})
+		for i, tt := range refused {
+			t.Run(fmt.Sprintf("%T, %d options", tt.give, len(opts)), func(t *testing.T) {
+				parent := promtest.NewParent(nil)
+				scope := registry.NewScope(parent, opts...)
+				scope.MustRegister(promtest.Gauge("jobs", 1))
+				// A zero vector through client_golang's wrappers, whose
+				// Describe would panic in a goroutine of theirs, too.
+				var r prometheus.Registerer = scope
+				if i > 0 && len(opts) > 0 {
+					r = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, prometheus.WrapRegistererWithPrefix("w_", scope))
+				}
+				if err := r.Register(tt.give); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+					t.Errorf("Register = %v, want %q", err, tt.want)
+				}
+				if v := promtest.Panic(func() { r.MustRegister(tt.give) }); v == nil {
+					t.Error("MustRegister did not panic")
+				}
+				if r.Unregister(tt.give) {
+					t.Error("Unregister = true")
+				}
+				if got := scope.Len(); got != 1 {
+					t.Errorf("Len() = %d, want 1", got)
+				}
+				if log := parent.Log(); len(log) != 1 {
+					t.Errorf("the parent saw %q, want only jobs", log)
+				}
+				if err := scope.Close(); err != nil {
+					t.Errorf("Close = %v", err)
+				}
+				registrytest.VerifyNone(t, parent.Reg)
+			})
+		}
 	}
 
 	// MustRegister keeps what it registered before the collector that

@@ -138,9 +138,6 @@ func lacks(v Deleter, labels prometheus.Labels) (names, missing []string) {
 	}
 	var one [1]*prometheus.Desc
 	ds, _ := appendDescs(one[:0], c)
-	if ds[0] == nil {
-		return nil, nil // a zero vector: its Close, or a scrape, says so
-	}
 	for l := range labels {
 		if has, ok := describe.HasLabel(ds[0], l); ok && !has {
 			missing = append(missing, l)
@@ -227,11 +224,12 @@ func (d *deletion) carrying(v Deleter) []series {
 // Close, the panic goes on, and the next Close carries on past the call.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
-// the vectors, if no vector is given, if a vector is nil, or if one of
+// the vectors, if no vector is given, if a vector is nil or one of
+// client_golang's made without its New function (a zero value), or if one of
 // client_golang's vectors has one of labels neither as a variable nor as a
 // constant label, so that none of its series can match (a misspelt label
 // name, or one that a scope adds at scrape, which the message then says): all
-// four are programmer errors. It asks no other Deleter for its labels. It
+// are programmer errors. It asks no other Deleter for its labels. It
 // panics on a zero Scope.
 func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	s.node("DeleteOnClose")
@@ -244,6 +242,9 @@ func (s *Scope) DeleteOnClose(labels prometheus.Labels, vecs ...Deleter) {
 	for i, v := range vecs {
 		if nilness.IsNil(v) {
 			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is nil", i))
+		}
+		if zeroVector(v) {
+			panic(fmt.Sprintf("registry: DeleteOnClose: vector %d is a zero %T: make it with its New function", i, v))
 		}
 		if names, missing := lacks(v, labels); len(missing) > 0 {
 			var scopes []string // those the scope adds at scrape, which the user sees on the vector's series

@@ -88,7 +88,7 @@ func (e *DeleteError) Error() string {
 	if n := len(e.Series) - len(shown); n > 0 {
 		more = fmt.Sprintf(" and %d more", n)
 	}
-	return fmt.Sprintf("registry: %sDeleteOnClose%s deleted none of %s%s: a constant label, or one the vector was curried with, matches no series",
+	return fmt.Sprintf("registry: %sDeleteOnClose%s deleted none of %s%s: a constant label, or one the vector was curried with, matches no series (give DeleteOnClose the uncurried vector, and no constant label)",
 		scope, selector(e.Labels), strings.Join(shown, ", "), more)
 }
 

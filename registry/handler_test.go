@@ -154,7 +154,7 @@ func TestHandler(t *testing.T) {
 		msgs := strings.Split(s.Close().Error(), "; ")
 		slices.Sort(msgs)
 		wantMsgs := []string{
-			`registry: scope s: DeleteOnClose{l="1"} deleted none of "v x"{l="1"}: a constant label, or one the vector was curried with, matches no series`,
+			`registry: scope s: DeleteOnClose{l="1"} deleted none of "v x"{l="1"}: a constant label, or one the vector was curried with, matches no series (give DeleteOnClose the uncurried vector, and no constant label)`,
 			`registry: scope s: unregister "a, b": somebody else unregistered it`,
 		}
 		if !slices.Equal(msgs, wantMsgs) {

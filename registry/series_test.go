@@ -134,11 +134,11 @@ func TestDeleteOnClose(t *testing.T) {
 				t.Errorf("DeleteError %+v, want scope acme, tenant=acme and %q", de, want[i])
 			}
 		}
-		if got, want := des[1].Error(), `registry: scope acme: DeleteOnClose{tenant="acme"} deleted none of requests_total{path="/a",tenant="acme"}, requests_total{path="/b",tenant="acme"}: a constant label, or one the vector was curried with, matches no series`; got != want {
+		if got, want := des[1].Error(), `registry: scope acme: DeleteOnClose{tenant="acme"} deleted none of requests_total{path="/a",tenant="acme"}, requests_total{path="/b",tenant="acme"}: a constant label, or one the vector was curried with, matches no series (give DeleteOnClose the uncurried vector, and no constant label)`; got != want {
 			t.Errorf("Error() = %s, want %s", got, want)
 		}
 		many := &registry.DeleteError{Labels: prometheus.Labels{"k": "v"}, Series: []string{"a", "b", "c", "d", "e"}}
-		if got, want := many.Error(), `registry: DeleteOnClose{k="v"} deleted none of a, b, c and 2 more: a constant label, or one the vector was curried with, matches no series`; got != want {
+		if got, want := many.Error(), `registry: DeleteOnClose{k="v"} deleted none of a, b, c and 2 more: a constant label, or one the vector was curried with, matches no series (give DeleteOnClose the uncurried vector, and no constant label)`; got != want {
 			t.Errorf("Error() = %s, want %s", got, want)
 		}
 		promtest.Expose(t, reg, append([]string{`env_total{path="/a",tenant="acme"} 1`, `requests_total{path="/a",tenant="acme"} 1`, `requests_total{path="/b",tenant="acme"} 2`}, globex...)...)

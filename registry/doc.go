@@ -115,7 +115,7 @@
 //
 // # Errors
 //
-// Register returns the parent's errors, and an
+// Register returns the parent's errors, and a
 // [prometheus.AlreadyRegisteredError] as a plain registry would make it:
 // errors.As works as usual, and ExistingCollector is the collector its
 // owner registered, never an object of promscope's. It returns [ErrClosed]

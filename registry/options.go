@@ -46,7 +46,7 @@ type options struct {
 // not the user's, so its own Unregister of the user's collector returns
 // false: unregister through the scope. Code that registers straight on the
 // parent and collides meets the scope's collector as the ExistingCollector of
-// an [prometheus.AlreadyRegisteredError], where client_golang's wrapper hands
+// a [prometheus.AlreadyRegisteredError], where client_golang's wrapper hands
 // out the user's: a type assertion to the user's type fails, and its method
 // Unwrap() prometheus.Collector returns the user's collector.
 //

@@ -190,7 +190,7 @@ func (s *Scope) node(method string) *node {
 }
 
 // Register registers c with the parent and, if the parent accepts it, records
-// it as owned by s. The parent's error is returned as it is, except that an
+// it as owned by s. The parent's error is returned as it is, except that a
 // [prometheus.AlreadyRegisteredError] in it names collectors as the caller
 // knows them, as a prometheus.Registry does: NewCollector is c, and
 // ExistingCollector the collector that somebody registered, never an object

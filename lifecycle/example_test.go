@@ -3,6 +3,8 @@ package lifecycle_test
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -267,6 +269,82 @@ func ExampleSlot_Clear() {
 	// watcher_cached_objects 3
 	// watcher_connected 1
 	// watcher for east stopped
+}
+
+// A set of components keyed by name, reloaded from a configuration, keeps a
+// slot per key. Each key gets a scope of its own, made with Child on one
+// program scope, for what outlives its builds (here the deletion of its
+// series in a vector the program shares), and its slot is made on that
+// scope. A key that goes closes its slot, and so its instance, then its
+// scope; one whose configuration changed is rebuilt with Replace.
+func ExampleSlot_keyed() {
+	reg := prometheus.NewPedanticRegistry()
+	program := registry.NewScope(reg, registry.WithName("prog"))
+	defer program.Close()
+	builds := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "watcher_builds_total", Help: "Builds of the watcher of each cluster.",
+	}, []string{"cluster"})
+	program.MustRegister(builds)
+
+	type component struct {
+		scope *registry.Scope
+		slot  *lifecycle.Slot[*watcher]
+		size  int // its configuration
+	}
+	running := map[string]*component{}
+	reload := func(config map[string]int) {
+		for _, name := range slices.Sorted(maps.Keys(running)) {
+			if _, ok := config[name]; !ok {
+				_ = running[name].slot.Close()
+				_ = running[name].scope.Close()
+				delete(running, name)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(config)) {
+			c := running[name]
+			switch {
+			case c == nil:
+				scope := program.Child(registry.WithName(name), registry.WithLabels(prometheus.Labels{"cluster": name}))
+				scope.DeleteOnClose(prometheus.Labels{"cluster": name}, builds)
+				c = &component{scope: scope, slot: lifecycle.NewSlot[*watcher](scope)}
+				running[name] = c
+			case c.size == config[name]:
+				continue
+			}
+			c.size = config[name]
+			builds.WithLabelValues(name).Inc()
+			if _, err := c.slot.Replace(func(s *registry.Scope) (*watcher, error) {
+				return newWatcher(s, name, func() (int, error) { return c.size, nil })
+			}); err != nil {
+				fmt.Println(err) // a real program would retry, with a backoff
+			}
+		}
+	}
+
+	reload(map[string]int{"east": 3, "west": 5})
+	printMetrics(reg)
+	fmt.Println("-- reload: east goes, west changes")
+	reload(map[string]int{"west": 8})
+	printMetrics(reg)
+	fmt.Println("-- shutdown")
+	reload(nil)
+	printMetrics(reg)
+	// Output:
+	// watcher_builds_total{cluster="east"} 1
+	// watcher_builds_total{cluster="west"} 1
+	// watcher_cached_objects{cluster="east"} 3
+	// watcher_cached_objects{cluster="west"} 5
+	// watcher_connected{cluster="east"} 1
+	// watcher_connected{cluster="west"} 1
+	// -- reload: east goes, west changes
+	// watcher for east stopped
+	// watcher for west stopped
+	// watcher_builds_total{cluster="west"} 2
+	// watcher_cached_objects{cluster="west"} 8
+	// watcher_connected{cluster="west"} 1
+	// -- shutdown
+	// watcher for west stopped
+	// (nothing exposed)
 }
 
 func ExampleSlot_Close() {

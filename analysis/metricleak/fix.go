@@ -288,7 +288,7 @@ func (c *checker) surelyFails(ret *ssa.Return) bool {
 	if i < 0 {
 		return false
 	}
-	v := ret.Results[i]
+	v := returned(ret, i)
 	switch x := v.(type) {
 	case *ssa.MakeInterface:
 		return true

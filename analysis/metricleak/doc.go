@@ -83,7 +83,8 @@
 //
 // and handed on by
 //
-//   - returning an owner (in any result but the error);
+//   - returning an owner (in any result but the error), unless the error
+//     returned with it is never nil;
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
 //     lifecycle.Stack that is one of these; passing it to a function that
@@ -265,9 +266,12 @@
 // names, the only ones another package can call. What a callee leaves
 // behind when it fails is reported in the callee alone, so a leaking
 // callee of another module is reported only where that module is checked,
-// and a callee that returns its owner together with an error (return t,
-// err) is reported nowhere: it hands the owner back, and its caller's
-// branch on that error is taken for one on which nothing was registered.
+// and a callee that returns its owner together with an error that may be
+// nil (return t, t.start()) is reported nowhere: it hands the owner back,
+// and its caller's branch on that error is taken for one on which nothing
+// was registered. One whose error is never nil there (a new error, a
+// sentinel, an err tested non-nil before) hands nothing back, as Go's
+// convention has its caller ignore the other results, and is reported.
 // A function that hands back what it registered inside a value that
 // another function makes (return wrap(c), where wrap stores c in a struct
 // it returns) has handed it on to that function, as far as the analysis

@@ -12,9 +12,10 @@ import (
 // leaks reports whether registration r stays behind when fn returns at ret:
 // ret does not hand its owner back, nothing before r hands it on or defers
 // its undoing, and some path from r to ret has no instruction that undoes or
-// hands it on.
+// hands it on. A return whose error is never nil hands nothing back: by Go's
+// convention its caller ignores the other results (return t, err).
 func (c *checker) leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
-	if returnsOwned(ret, o) >= 0 {
+	if returnsOwned(ret, o) >= 0 && !c.surelyFails(ret) {
 		return false
 	}
 	if coveredBefore(r, eff, defersUndo, handsOn, keeps) {

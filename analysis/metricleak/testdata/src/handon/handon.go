@@ -407,3 +407,51 @@ func (c *Controller) KeptByMethodValue(reg prometheus.Registerer, connect func()
 	store("east", api)
 	return connect()
 }
+
+// ReturnedWithError returns the API with an error that is never nil: by Go's
+// convention a caller ignores the other results then, so nothing is handed
+// back there.
+func ReturnedWithError(reg prometheus.Registerer, connect func() error) (*kube.API, error) { // want ReturnedWithError:"^registers"
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		return api, err // want `via kube\.NewAPI\) stay registered`
+	}
+	if !api.Ready() {
+		return api, errFailed // related
+	}
+	return api, nil
+}
+
+// connectError is an error of WrappedWithError's.
+type connectError struct{ err error }
+
+func (e *connectError) Error() string { return "connecting: " + e.err.Error() }
+
+// WrappedWithError returns a value that holds the API, with a new error.
+func WrappedWithError(reg prometheus.Registerer, connect func() error) (*watcher, error) { // want WrappedWithError:"^registers"
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		return &watcher{api: api}, &connectError{err} // want `via kube\.NewAPI\) stay registered`
+	}
+	return &watcher{api: api}, nil
+}
+
+// ReturnedWithErrorDeferred is ReturnedWithError with a deferred call, for
+// which the results are kept in memory and reloaded at the returns.
+func ReturnedWithErrorDeferred(reg prometheus.Registerer, connect func() error, done func()) (*kube.API, error) { // want ReturnedWithErrorDeferred:"^registers"
+	defer done()
+	api, err := kube.NewAPI(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(); err != nil {
+		return api, err // want `via kube\.NewAPI\) stay registered`
+	}
+	return api, nil
+}

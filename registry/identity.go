@@ -86,21 +86,30 @@ func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) ([]*prometheus.
 // function made, whose methods all dereference nil: a zero value, or a typed
 // nil.
 func zeroVector(v any) bool {
-	c, ok := v.(prometheus.Collector)
-	if !ok || kindOf(c) != ownVector {
+	var mv *prometheus.MetricVec
+	switch v := v.(type) {
+	case *prometheus.MetricVec:
+		mv = v
+	case *prometheus.CounterVec:
+		if v != nil {
+			mv = v.MetricVec
+		}
+	case *prometheus.GaugeVec:
+		if v != nil {
+			mv = v.MetricVec
+		}
+	case *prometheus.HistogramVec:
+		if v != nil {
+			mv = v.MetricVec
+		}
+	case *prometheus.SummaryVec:
+		if v != nil {
+			mv = v.MetricVec
+		}
+	default:
 		return false
 	}
-	p := reflect.ValueOf(c)
-	if p.IsNil() {
-		return true
-	}
-	if mv := p.Elem().FieldByName("MetricVec"); mv.IsValid() { // the *MetricVec that the typed vectors embed
-		if mv.IsNil() {
-			return true
-		}
-		p = mv
-	}
-	return p.Elem().IsZero()
+	return mv == nil || reflect.ValueOf(mv).Elem().IsZero()
 }
 
 // unwrap returns the collector that the client_golang wrapper c stands for,

@@ -289,7 +289,7 @@ func ExampleSlot_keyed() {
 	type component struct {
 		scope *registry.Scope
 		slot  *lifecycle.Slot[*watcher]
-		size  int // its configuration
+		size  int // the configuration it runs with
 	}
 	running := map[string]*component{}
 	reload := func(config map[string]int) {
@@ -302,22 +302,23 @@ func ExampleSlot_keyed() {
 		}
 		for _, name := range slices.Sorted(maps.Keys(config)) {
 			c := running[name]
-			switch {
-			case c == nil:
+			if c == nil {
 				scope := program.Child(registry.WithName(name), registry.WithLabels(prometheus.Labels{"cluster": name}))
 				scope.DeleteOnClose(prometheus.Labels{"cluster": name}, builds)
 				c = &component{scope: scope, slot: lifecycle.NewSlot[*watcher](scope)}
 				running[name] = c
-			case c.size == config[name]:
-				continue
+			} else if _, ok := c.slot.Current(); ok && c.size == config[name] {
+				continue // running, as configured
 			}
-			c.size = config[name]
+			size := config[name]
 			builds.WithLabelValues(name).Inc()
 			if _, err := c.slot.Replace(func(s *registry.Scope) (*watcher, error) {
-				return newWatcher(s, name, func() (int, error) { return c.size, nil })
+				return newWatcher(s, name, func() (int, error) { return size, nil })
 			}); err != nil {
-				fmt.Println(err) // a real program would retry, with a backoff
+				fmt.Println(err) // the next reload builds it again
+				continue
 			}
+			c.size = size
 		}
 	}
 

@@ -2133,9 +2133,7 @@ func chainString(base string, ws []wrap) string {
 }
 
 // collector reads a collector: the object (nil for cNil and cTypedNil) and
-// the value to pass. A nil collector is passed straight to the scope: wrapped
-// by client_golang, it crashes client_golang's own Describe goroutine, in a
-// scope as in a prometheus.Registry. A zero vector goes through the wrappers.
+// the value to pass, which goes through the wrappers like any other.
 func (w *world) collector(in *input) (*object, prometheus.Collector, string) {
 	switch i := in.n(nColls); i {
 	case cNil:
@@ -2356,9 +2354,6 @@ func (w *world) registerFault(s *mScope, ch []wrap, o *object, b int) (promtest.
 func (w *world) register(in *input) {
 	s, ch := w.scope(in), chain(in)
 	o, c, cdesc := w.collector(in)
-	if o == nil {
-		ch = nil
-	}
 	mode := in.n(nModes)
 	fb := in.next()
 	if s == nil {
@@ -2411,9 +2406,6 @@ func (w *world) mustTwo(in *input) {
 	s, ch := w.scope(in), chain(in)
 	o1, c1, d1 := w.collector(in)
 	o2, c2, d2 := w.collector(in)
-	if o1 == nil || o2 == nil {
-		ch = nil
-	}
 	if s == nil {
 		return
 	}
@@ -2431,9 +2423,6 @@ func (w *world) mustTwo(in *input) {
 func (w *world) unregister(in *input) {
 	s, ch := w.scope(in), chain(in)
 	o, c, cdesc := w.collector(in)
-	if o == nil {
-		ch = nil
-	}
 	fb := in.next()
 	if s == nil {
 		return
@@ -4056,19 +4045,26 @@ var seeds = []seed{
 		),
 	},
 	{
-		name: "a zero vector is refused, through wrappers too",
+		name: "a zero vector or a nil is refused, through wrappers too",
 		// s0{l0="x"} refuses a &prometheus.GaugeVec{}, as it is and
-		// through client_golang's wrappers, whose Describe goroutine it
-		// would crash, and MustRegister(g0a, zero) keeps g0a; Unregister
-		// of it finds nothing. Closed, s0 may say either (rule 1).
+		// through client_golang's wrappers, whose Describe would
+		// dereference nil, and MustRegister(g0a, zero) keeps g0a;
+		// Unregister of it finds nothing. A nil and a typed nil through
+		// wrappers give ErrNilCollector. Closed, s0 may say either
+		// (rule 1).
 		program: prog(
 			root(onReg, opts(-1, lbl(0, 0))),
 			register(0, nil, cZero, modeRegister, noFault),
 			register(0, []byte{wp(0), wl(1, 1)}, cZero, modeMust, noFault),
 			mustTwo(0, []byte{wl(2, 0)}, cG0a, cZero),
 			unregister(0, []byte{wp(1)}, cZero, noFault),
+			register(0, []byte{wl(1, 1)}, cNil, modeRegister, noFault),
+			register(0, []byte{wp(1), wp(0)}, cTypedNil, modeMust, noFault),
+			mustTwo(0, []byte{wp(0)}, cG1a, cNil),
+			unregister(0, []byte{wl(2, 0)}, cNil, noFault),
 			closeScope(0, noFault, 0),
 			register(0, []byte{wp(0)}, cZero, modeRegister, noFault),
+			register(0, []byte{wp(0)}, cNil, modeRegister, noFault),
 		),
 	},
 	{

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/promscope/promscope/internal/describe"
+	"github.com/promscope/promscope/internal/nilness"
 )
 
 // This file answers "is this the same collector?" the way client_golang
@@ -75,8 +76,8 @@ func appendDescs(dst []*prometheus.Desc, c prometheus.Collector) ([]*prometheus.
 	case ownMetric:
 		return append(dst, c.(prometheus.Metric).Desc()), k
 	case ownWrapper:
-		if zeroVector(unwrap(c)) {
-			return append(dst, nil), k // its Describe would panic in its goroutine
+		if u := unwrap(c); nilness.IsNil(u) || zeroVector(u) {
+			return append(dst, nil), k // its Describe would panic
 		}
 	}
 	return append(dst, describe.Descs(c)...), k
@@ -115,13 +116,17 @@ func zeroVector(v any) bool {
 // unwrap returns the collector that the client_golang wrapper c stands for,
 // however deeply wrapped, which is what a prometheus.Registry names as the
 // ExistingCollector of an AlreadyRegisteredError; c itself if it is no
-// wrapper. It reads the wrappers' fields and never calls a Describe, so it
-// sees through the wrapper of an unchecked collector too, and of one whose
-// Describe has changed since it was registered, or panics by now.
+// wrapper; nil if the wrappers wrap nil. It reads the wrappers' fields and
+// never calls a Describe, so it sees through the wrapper of an unchecked
+// collector too, and of one whose Describe has changed since it was
+// registered, or panics by now.
 func unwrap(c prometheus.Collector) prometheus.Collector {
 	for {
 		next, _, _, ok := wrapperFields(reflect.ValueOf(c), reflect.TypeFor[prometheus.Collector]())
 		if !ok {
+			if next.IsValid() && next.IsNil() {
+				return nil // a wrapper of nil
+			}
 			return c
 		}
 		// Package reflect reads an unexported field but does not hand

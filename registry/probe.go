@@ -104,7 +104,7 @@ func askForScope(parent prometheus.Registerer) (f *found, keepsNothing bool) {
 // probe's name is collected to make sure, so nothing else registered
 // through a scope is collected at Register.
 func probed(c prometheus.Collector, ds []*prometheus.Desc, wrapper bool) *found {
-	if !wrapper || len(ds) != 1 {
+	if !wrapper || len(ds) != 1 || ds[0] == nil {
 		return nil
 	}
 	name := describe.Name(ds[0])

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -595,8 +596,9 @@ func TestRegister(t *testing.T) {
 	}
 
 	// A nil collector, or an interface holding a nil, gives
-	// ErrNilCollector without touching the parent; MustRegister panics
-	// with it.
+	// ErrNilCollector without touching the parent, also through
+	// client_golang's wrappers, whose Describe of a nil would panic;
+	// MustRegister panics with it, and Unregister finds nothing.
 	for _, tt := range []struct {
 		name string
 		give prometheus.Collector
@@ -606,20 +608,53 @@ func TestRegister(t *testing.T) {
 		{name: "typed-nil custom collector", give: (*promtest.Unchecked)(nil)},
 		{name: "nil slice collector", give: promtest.Gauges(nil)},
 	} {
-		t.Run("ErrNilCollector for "+tt.name, func(t *testing.T) {
-			parent := promtest.NewParent(nil)
-			scope := registry.NewScope(parent)
-			if err := scope.Register(tt.give); err != registry.ErrNilCollector { //nolint:errorlint // the sentinel itself, not wrapped
-				t.Errorf("Register = %v, want ErrNilCollector itself", err)
-			}
-			if err, _ := promtest.Panic(func() { scope.MustRegister(tt.give) }).(error); !errors.Is(err, registry.ErrNilCollector) {
-				t.Errorf("MustRegister panicked with %v", err)
-			}
-			if log := parent.Log(); len(log) != 0 || scope.Len() != 0 {
-				t.Errorf("the parent saw %q, Len() = %d", log, scope.Len())
-			}
-		})
+		for _, wrapped := range []bool{false, true} {
+			t.Run(fmt.Sprintf("ErrNilCollector for %s, wrapped %v", tt.name, wrapped), func(t *testing.T) {
+				parent := promtest.NewParent(nil)
+				scope := registry.NewScope(parent)
+				var r prometheus.Registerer = scope
+				if wrapped {
+					r = prometheus.WrapRegistererWith(prometheus.Labels{"w": "1"}, prometheus.WrapRegistererWithPrefix("w_", scope))
+				}
+				if err := r.Register(tt.give); err != registry.ErrNilCollector { //nolint:errorlint // the sentinel itself, not wrapped
+					t.Errorf("Register = %v, want ErrNilCollector itself", err)
+				}
+				if err, _ := promtest.Panic(func() { r.MustRegister(tt.give) }).(error); !errors.Is(err, registry.ErrNilCollector) {
+					t.Errorf("MustRegister panicked with %v", err)
+				}
+				if r.Unregister(tt.give) {
+					t.Error("Unregister = true")
+				}
+				if log := parent.Log(); len(log) != 0 || scope.Len() != 0 {
+					t.Errorf("the parent saw %q, Len() = %d", log, scope.Len())
+				}
+			})
+		}
 	}
+
+	// A collector whose Describe panics, as a type of the user's that
+	// embeds a zero vector does, panics out of Register and Unregister in
+	// the caller's goroutine with the same value, where a registry's own
+	// Describe goroutine would end the program; nothing is registered.
+	// (client_golang's wrappers run the Describe they wrap in a goroutine
+	// of their own, which no scope can reach.)
+	t.Run("Describe panics", func(t *testing.T) {
+		parent := promtest.NewParent(nil)
+		scope := registry.NewScope(parent)
+		broken := struct{ *prometheus.GaugeVec }{&prometheus.GaugeVec{}}
+		for name, f := range map[string]func(){
+			"Register":     func() { _ = scope.Register(broken) },
+			"MustRegister": func() { scope.MustRegister(broken) },
+			"Unregister":   func() { scope.Unregister(broken) },
+		} {
+			if err, _ := promtest.Panic(f).(runtime.Error); err == nil {
+				t.Errorf("%s did not panic with Describe's runtime error", name)
+			}
+		}
+		if log := parent.Log(); len(log) != 0 || scope.Len() != 0 {
+			t.Errorf("the parent saw %q, Len() = %d", log, scope.Len())
+		}
+	})
 
 	// A collector that describes a nil descriptor, or a zero vector of
 	// client_golang's, whose Describe dereferences nil, is refused with an

@@ -196,26 +196,29 @@ func (s *Scope) node(method string) *node {
 // ExistingCollector the collector that somebody registered, never an object
 // of the scope's or a client_golang wrapper. A failed registration is not
 // recorded. If the parent panics, the panic goes on, and c is recorded all
-// the same, for Close to take back: the parent may have registered it. An
-// unchecked collector whose registration panicked is not exposed.
+// the same, for Close to take back: the parent may have registered it. If c's
+// Describe panics, Register panics with the same value in its caller's
+// goroutine, before the parent sees c. An unchecked collector whose
+// registration panicked is not exposed.
 //
 // A collector registered through client_golang's wrappers of s is s's like
 // any other, with the wrappers' prefix and labels; Unregister through the
 // same wrappers finds it.
 //
-// Register returns [ErrNilCollector] for a nil c and [ErrClosed] once s, or a
-// scope it is nested in, has begun to close, an error for c whose Describe
-// sends a nil descriptor or that is a zero vector of client_golang's (one no
-// New function made, whose Describe would dereference nil), and an error for
-// c that is a scope of s's tree (s itself, one it is nested in, or any other
-// nested in the same outermost scope) or the Registerer the tree registers
-// into (the outermost scope's parent, or what client_golang's wrappers of it
-// wrap), as it is or behind client_golang's wrappers: the tree would collect
-// it twice, or, collecting itself, without end. In these cases the parent is
-// not touched. It returns an error, and touches nothing, if a label is set
-// twice on the way from the outermost scope, or if collecting c would collect
-// what s's tree collects already: a scope of another tree that holds a scope
-// of s's, say. Behind a Registerer of the user's own, which s cannot see
+// Register returns [ErrNilCollector] for a nil c, as it is or behind
+// client_golang's wrappers, and [ErrClosed] once s, or a scope it is nested
+// in, has begun to close, an error for c whose Describe sends a nil
+// descriptor or that is a zero vector of client_golang's (one no New function
+// made, whose Describe would dereference nil), and an error for c that is a
+// scope of s's tree (s itself, one it is nested in, or any other nested in
+// the same outermost scope) or the Registerer the tree registers into (the
+// outermost scope's parent, or what client_golang's wrappers of it wrap), as
+// it is or behind client_golang's wrappers: the tree would collect it twice,
+// or, collecting itself, without end. In these cases the parent is not
+// touched. It returns an error, and touches nothing, if a label is set twice
+// on the way from the outermost scope, or if collecting c would collect what
+// s's tree collects already: a scope of another tree that holds a scope of
+// s's, say. Behind a Registerer of the user's own, which s cannot see
 // through, it does so for a c that describes nothing (a scope behind a
 // Registerer of the user's own that forwards to s, or a scope of a tree made
 // on one); one that describes something, the parent refuses itself, unless
@@ -250,7 +253,10 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 	var k kind
 	r.descs, k = appendDescs(r.one[:0], c)
 	if slices.Contains(r.descs, nil) {
-		if u := unwrap(c); zeroVector(u) {
+		switch u := unwrap(c); {
+		case nilness.IsNil(u):
+			return nil, ErrNilCollector // behind client_golang's wrappers
+		case zeroVector(u):
 			return nil, fmt.Errorf("registry: %T is a zero vector: make it with its New function", u)
 		}
 		return nil, fmt.Errorf("registry: %T describes a nil descriptor", c)

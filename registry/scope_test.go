@@ -66,6 +66,12 @@ func TestNewScope(t *testing.T) {
 				{"MustRegister", func() { s.MustRegister() }},
 				{"NewScope", func() { s.Child() }},
 				{"DeleteOnClose", func() { s.DeleteOnClose(prometheus.Labels{"a": "b"}, promtest.CounterVec("v", "a")) }},
+				// Through client_golang's wrappers, a zero vector or a
+				// nil, which describe nothing a wrapper can pass on.
+				{"Register", func() {
+					_ = prometheus.WrapRegistererWith(prometheus.Labels{"a": "b"}, s).Register(&prometheus.GaugeVec{})
+				}},
+				{"Register", func() { _ = prometheus.WrapRegistererWithPrefix("p_", s).Register(nil) }},
 			} {
 				want := "registry: " + call.method + " on a Scope that NewScope did not make"
 				if msg, ok := promtest.Panic(call.f).(string); !ok || msg != want {

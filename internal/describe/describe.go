@@ -16,16 +16,23 @@ import (
 )
 
 // Descs runs c.Describe in its own goroutine, as prometheus.Registry does, and
-// returns every descriptor it sent, in order.
+// returns every descriptor it sent, in order. If Describe panics, Descs
+// panics with the same value in the caller's goroutine, where the caller can
+// recover it, rather than ending the program as a registry's goroutine does.
 func Descs(c prometheus.Collector) []*prometheus.Desc {
 	ch := make(chan *prometheus.Desc, 8)
+	var panicked any
 	go func() {
 		defer close(ch)
+		defer func() { panicked = recover() }()
 		c.Describe(ch)
 	}()
 	var out []*prometheus.Desc
 	for d := range ch {
 		out = append(out, d)
+	}
+	if panicked != nil {
+		panic(panicked)
 	}
 	return out
 }

@@ -285,23 +285,16 @@ func (c *checker) factoryArg(f *ast.File, counts map[types.Object]int, x ast.Exp
 // surelyFails reports whether the error ret returns is never nil.
 func (c *checker) surelyFails(ret *ssa.Return) bool {
 	i := errorResult(ret.Parent().Signature.Results())
-	if i < 0 {
+	if i < 0 || resetByDefer(ret, i) {
 		return false
 	}
 	v := returned(ret, i)
-	switch x := v.(type) {
-	case *ssa.MakeInterface:
-		return true
-	case *ssa.UnOp:
-		g, ok := x.X.(*ssa.Global)
-		return ok && x.Op == token.MUL && isErrorType(typeDeref(g.Type()))
-	case *ssa.Call:
-		fn := calleeFunc(x.Common())
-		if isFunc(fn, "errors", "New") || isFunc(fn, "fmt", "Errorf") {
-			return true
+	if x, ok := v.(*ssa.UnOp); ok && x.Op == token.MUL {
+		if g, ok := x.X.(*ssa.Global); ok {
+			return c.sentinel(g)
 		}
 	}
-	return testedAt(ret.Block(), v, token.NEQ)
+	return neverNil(v) || testedAt(ret.Block(), v, token.NEQ)
 }
 
 // testedAt reports whether every path to b passes a branch on v compared

@@ -79,7 +79,9 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		broken:    map[*ssa.Function]bool{},
 		ignores:   findIgnores(pass),
 	}
-	c.calls = callSites(pkg, funcs)
+	withInit := withInit(pkg, funcs)
+	c.calls = callSites(withInit)
+	c.sentinels = sentinels(withInit)
 	c.summarize(funcs)
 	for _, fn := range funcs {
 		if !exempt(fn) {
@@ -145,6 +147,21 @@ func buildSSA(pass *analysis.Pass) (pkg *ssa.Package, funcs []*ssa.Function, ok 
 	return pkg, funcs, true
 }
 
+// withInit returns funcs, the package's functions, with the package
+// initializer, which holds the package variables' initializers, and its
+// closures.
+func withInit(pkg *ssa.Package, funcs []*ssa.Function) []*ssa.Function {
+	init := pkg.Func("init")
+	if init == nil {
+		return funcs
+	}
+	funcs = append(slices.Clip(funcs), init)
+	for i := len(funcs) - 1; i < len(funcs); i++ {
+		funcs = append(funcs, funcs[i].AnonFuncs...)
+	}
+	return funcs
+}
+
 // A checker holds what one pass learns about the package's functions.
 type checker struct {
 	pass      *analysis.Pass
@@ -155,6 +172,7 @@ type checker struct {
 	neverFail map[*ssa.Function]bool           // memo of neverFails
 	makesReg  map[*ssa.Function]bool           // memo of makesRegistry
 	nilErrs   map[ssa.Value]bool               // memo of nilError
+	sentinels map[*ssa.Global]bool             // this package's error variables that are never nil
 	calls     map[*ssa.Function]*uses          // how this package's functions are used
 	scopes    map[scopeKey]bool                // memo of scopeParam
 	broken    map[*ssa.Function]bool           // functions whose analysis panicked

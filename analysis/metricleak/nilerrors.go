@@ -2,6 +2,7 @@ package metricleak
 
 import (
 	"go/token"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -121,4 +122,68 @@ func (c *checker) nilErrorSeen(v ssa.Value, seen map[ssa.Value]bool) bool {
 func (c *checker) callNeverFails(call *ssa.Call) bool {
 	callee := call.Common().StaticCallee()
 	return callee != nil && c.neverFails(callee)
+}
+
+// neverNil reports whether v, an error, is one that is never nil: a value
+// of a concrete type, or a new error from errors.New or fmt.Errorf.
+func neverNil(v ssa.Value) bool {
+	switch x := v.(type) {
+	case *ssa.MakeInterface:
+		return true
+	case *ssa.Call:
+		fn := calleeFunc(x.Common())
+		return isFunc(fn, "errors", "New") || isFunc(fn, "fmt", "Errorf")
+	}
+	return false
+}
+
+// sentinel reports whether g, a package variable of type error, is never nil
+// once its package is initialized: one of this package's that every store
+// (its initializer's included) gives an error that is never nil, or, by Go's
+// convention, another package's exported ErrXxx.
+func (c *checker) sentinel(g *ssa.Global) bool {
+	if !isErrorType(typeDeref(g.Type())) {
+		return false
+	}
+	if g.Pkg != c.pkg {
+		return token.IsExported(g.Name()) && strings.HasPrefix(g.Name(), "Err")
+	}
+	return c.sentinels[g]
+}
+
+// sentinels returns the error variables of the package of funcs, its
+// functions and initializer, that every store gives an error that is never
+// nil, and whose address goes nowhere else.
+func sentinels(funcs []*ssa.Function) map[*ssa.Global]bool {
+	out, spoilt := map[*ssa.Global]bool{}, map[*ssa.Global]bool{}
+	var ops []*ssa.Value
+	for _, fn := range funcs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if st, ok := instr.(*ssa.Store); ok {
+					if g, ok := st.Addr.(*ssa.Global); ok {
+						if neverNil(st.Val) {
+							out[g] = true
+						} else {
+							spoilt[g] = true
+						}
+						continue
+					}
+				}
+				if load, ok := instr.(*ssa.UnOp); ok && load.Op == token.MUL {
+					continue
+				}
+				ops = instr.Operands(ops[:0])
+				for _, op := range ops {
+					if g, ok := (*op).(*ssa.Global); ok {
+						spoilt[g] = true // its address is given away: stored through, perhaps
+					}
+				}
+			}
+		}
+	}
+	for g := range spoilt {
+		delete(out, g)
+	}
+	return out
 }

@@ -340,6 +340,32 @@ func returned(ret *ssa.Return, i int) ssa.Value {
 	return v
 }
 
+// resetByDefer reports whether result i of ret is reloaded, after the deferred
+// calls ran, from a variable that they may have changed: one captured by a
+// closure, or whose address a call was given (defer func() { err = nil }()).
+func resetByDefer(ret *ssa.Return, i int) bool {
+	load, ok := ret.Results[i].(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return false
+	}
+	for _, ref := range referrers(load.X) {
+		switch r := ref.(type) {
+		case *ssa.Store:
+			if r.Addr == load.X {
+				continue
+			}
+		case *ssa.UnOp:
+			if r.Op == token.MUL {
+				continue
+			}
+		case *ssa.DebugRef:
+			continue
+		}
+		return true
+	}
+	return false
+}
+
 // returnsOwned returns the index of the first result of ret that carries
 // the registration o describes, not counting error results; -1 if none.
 func returnsOwned(ret *ssa.Return, o ownerSet) int {

@@ -1,7 +1,6 @@
 package metricleak
 
 import (
-	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -18,13 +17,7 @@ type uses struct {
 // callSites finds, for each function of the package, its static calls and
 // whether it is used as a value too, in funcs and in the package's
 // initialization of its variables.
-func callSites(pkg *ssa.Package, funcs []*ssa.Function) map[*ssa.Function]*uses {
-	if init := pkg.Func("init"); init != nil {
-		funcs = append(slices.Clip(funcs), init)
-		for i := len(funcs) - 1; i < len(funcs); i++ {
-			funcs = append(funcs, funcs[i].AnonFuncs...)
-		}
-	}
+func callSites(funcs []*ssa.Function) map[*ssa.Function]*uses {
 	all := map[*ssa.Function]*uses{}
 	get := func(fn *ssa.Function) *uses {
 		if o := fn.Origin(); o != nil {

@@ -117,8 +117,10 @@
 // call, a method's included, may have had the field changed. So is one
 // that the function stores, once, in a field of any object, its receiver
 // say, and reads back with nothing in between that the object or the field
-// is given to: a method that makes its receiver a registry each time it
-// runs leaves nothing for the next run to collide with. Registerers
+// is given to (a closure that uses the object only to read that field, or
+// to reach its other fields, counts for nothing, wherever it goes): a method
+// that makes its receiver a registry each time it runs leaves nothing for
+// the next run to collide with. Registerers
 // are followed through wrappers, calls like prometheus.WrapRegistererWith
 // that take one registerer and return another, but only client_golang's
 // own wrappers are known to register into the registerer they were given,

@@ -1,6 +1,7 @@
 package metricleak
 
 import (
+	"go/token"
 	"go/types"
 	"slices"
 
@@ -250,6 +251,10 @@ func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 				if _, cell := x.Addr.(*ssa.Alloc); cell && strip(x.Addr) != base && object(x.Addr) {
 					continue // the variable is given the object
 				}
+			case *ssa.MakeClosure:
+				if leavesField(x, object, fa.Field) {
+					continue // wherever the closure goes, it cannot set the field
+				}
 			}
 			for _, op := range instr.Operands(nil) {
 				if *op != nil && object(*op) {
@@ -272,6 +277,60 @@ func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 		}
 	}
 	return st.Val
+}
+
+// leavesField reports whether the closure that mc makes, and those it makes
+// in turn, use each object it captures (object tells which values are the
+// object) only to read the field, or to reach the object's other fields,
+// whose addresses cannot reach the field.
+func leavesField(mc *ssa.MakeClosure, object func(ssa.Value) bool, field int) bool {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok {
+		return false
+	}
+	var uses func(v ssa.Value, depth int) bool
+	uses = func(v ssa.Value, depth int) bool {
+		if depth > 8 {
+			return false
+		}
+		for _, ref := range referrers(v) {
+			switch x := ref.(type) {
+			case *ssa.FieldAddr:
+				if x.Field != field {
+					continue
+				}
+				for _, use := range referrers(x) {
+					if load, ok := use.(*ssa.UnOp); !ok || load.Op != token.MUL {
+						return false
+					}
+				}
+			case *ssa.UnOp:
+				if x.Op != token.MUL || !uses(x, depth+1) {
+					return false // the variable that holds the object, loaded
+				}
+			case *ssa.MakeClosure:
+				inner, ok := x.Fn.(*ssa.Function)
+				if !ok {
+					return false
+				}
+				for i, b := range x.Bindings {
+					if b == v && (i >= len(inner.FreeVars) || !uses(inner.FreeVars[i], depth+1)) {
+						return false
+					}
+				}
+			case *ssa.DebugRef:
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	for i, b := range mc.Bindings {
+		if object(b) && (i >= len(fn.FreeVars) || !uses(fn.FreeVars[i], 0)) {
+			return false
+		}
+	}
+	return true
 }
 
 // makesRegistryFact is exported for a function whose first result is, on

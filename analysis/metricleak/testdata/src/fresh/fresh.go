@@ -357,3 +357,32 @@ func InConfig(start func(*config) error) error {
 	cfg.Registerer.MustRegister(requests())
 	return start(cfg)
 }
+
+// A worker runs goroutines that count its ticks.
+type worker struct {
+	reg   *prometheus.Registry
+	ticks int
+}
+
+// StartWorking makes its receiver a registry and gives a call a closure
+// that reads the field and writes another: the closure cannot change where
+// the registration goes.
+func (w *worker) StartWorking(start func() error, run func(func())) error {
+	w.reg = prometheus.NewRegistry()
+	run(func() {
+		w.ticks++
+		if w.reg == nil {
+			w.ticks = 0
+		}
+	})
+	w.reg.MustRegister(requests())
+	return start()
+}
+
+// StartSwapping gives the call a closure that sets the field.
+func (w *worker) StartSwapping(start func() error, run func(func())) error { // want StartSwapping:"^registers"
+	w.reg = prometheus.NewRegistry()
+	run(func() { w.reg = SharedRegistry() })
+	w.reg.MustRegister(requests())
+	return start() // want `^requests_total registered at fresh\.go:\d+ stays registered`
+}

@@ -84,7 +84,12 @@
 // and handed on by
 //
 //   - returning an owner (in any result but the error), unless the error
-//     returned with it is never nil;
+//     returned with it is never nil: an error tested against nil and found
+//     not nil just before, a new error from errors.New or fmt.Errorf, a
+//     value of a concrete type, or a sentinel (a package variable of the
+//     package's own that every store gives a new error, or another
+//     package's exported ErrXxx), and not a result that a deferred call may
+//     change (defer func() { err = nil }());
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
 //     lifecycle.Stack that is one of these; passing it to a function that
@@ -203,11 +208,9 @@
 // after the registration, keeps the signature (a deferred guard needs a
 // named error result) and puts the undo beside the failure it handles.
 //
-// A fix is offered only if every return of the report surely gives an
-// error (it returns an error it has just tested against nil, a new error
-// from errors.New or fmt.Errorf, a value of a concrete type, or a package's
-// error variable), so that the undo never runs on success, and if at each
-// of them:
+// A fix is offered only if the error of every return of the report is
+// never nil (see Rules), so that the undo never runs on success, and if at
+// each of them:
 //
 //   - the registering call has run on every path there, and Register's
 //     error (or, for a method, the callee's) was tested and found nil:
@@ -271,9 +274,9 @@
 // and a callee that returns its owner together with an error that may be
 // nil (return t, t.start()) is reported nowhere: it hands the owner back,
 // and its caller's branch on that error is taken for one on which nothing
-// was registered. One whose error is never nil there (a new error, a
-// sentinel, an err tested non-nil before) hands nothing back, as Go's
-// convention has its caller ignore the other results, and is reported.
+// was registered. One whose error is never nil there (see Rules) hands
+// nothing back, as Go's convention has its caller ignore the other results,
+// and is reported.
 // A function that hands back what it registered inside a value that
 // another function makes (return wrap(c), where wrap stores c in a struct
 // it returns) has handed it on to that function, as far as the analysis

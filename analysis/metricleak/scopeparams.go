@@ -1,7 +1,6 @@
 package metricleak
 
 import (
-
 	"golang.org/x/tools/go/ssa"
 )
 

@@ -87,9 +87,10 @@
 //     returned with it is never nil: an error tested against nil and found
 //     not nil just before, a new error from errors.New or fmt.Errorf, a
 //     value of a concrete type, or a sentinel (a package variable of the
-//     package's own that every store gives a new error, or another
-//     package's exported ErrXxx), and not a result that a deferred call may
-//     change (defer func() { err = nil }());
+//     package's own that its declaration, and every other store, gives a
+//     new error, or another package's exported ErrXxx that the package sets
+//     to nothing that may be nil), and not a result that a deferred call
+//     may change (defer func() { err = nil }());
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
 //     lifecycle.Stack that is one of these; passing it to a function that
@@ -295,6 +296,14 @@
 // are those of an array or slice literal made of them in the function, as
 // a loop over one registers them. A helper that returns package variables
 // in a fresh slice hides them, though, and registering those is reported.
+//
+// A registry made in the call and kept in a field is followed through the
+// object it is stored in, not through the values of the object's other
+// fields: a field that leads back to the object (s.self.reg = other) may
+// set it unseen, with or without a closure; and a field promoted from an
+// embedded struct, which each access reaches anew, is not recognized as
+// the one stored into, so a registry kept there counts as one from
+// elsewhere.
 //
 // Undoing is not checked for its conditions or its registerer: a deferred
 // cleanup counts whatever its condition, even one that acts only when the

@@ -81,7 +81,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 	}
 	withInit := withInit(pkg, funcs)
 	c.calls = callSites(withInit)
-	c.sentinels = sentinels(withInit)
+	c.sentinels = sentinels(pkg.Func("init"), withInit)
 	c.summarize(funcs)
 	for _, fn := range funcs {
 		if !exempt(fn) {
@@ -172,7 +172,7 @@ type checker struct {
 	neverFail map[*ssa.Function]bool           // memo of neverFails
 	makesReg  map[*ssa.Function]bool           // memo of makesRegistry
 	nilErrs   map[ssa.Value]bool               // memo of nilError
-	sentinels map[*ssa.Global]bool             // this package's error variables that are never nil
+	sentinels map[*ssa.Global]bool             // the package variables this package sets: whether each is never nil
 	calls     map[*ssa.Function]*uses          // how this package's functions are used
 	scopes    map[scopeKey]bool                // memo of scopeParam
 	broken    map[*ssa.Function]bool           // functions whose analysis panicked

@@ -138,52 +138,67 @@ func neverNil(v ssa.Value) bool {
 }
 
 // sentinel reports whether g, a package variable of type error, is never nil
-// once its package is initialized: one of this package's that every store
-// (its initializer's included) gives an error that is never nil, or, by Go's
-// convention, another package's exported ErrXxx.
+// once its package is initialized: one of this package's that its
+// declaration gives an error that is never nil, as every other store does,
+// or, by Go's convention, another package's exported ErrXxx that this
+// package sets to nothing that may be nil.
 func (c *checker) sentinel(g *ssa.Global) bool {
 	if !isErrorType(typeDeref(g.Type())) {
 		return false
 	}
+	never, seen := c.sentinels[g]
 	if g.Pkg != c.pkg {
-		return token.IsExported(g.Name()) && strings.HasPrefix(g.Name(), "Err")
+		return token.IsExported(g.Name()) && strings.HasPrefix(g.Name(), "Err") && (never || !seen)
 	}
-	return c.sentinels[g]
+	return never
 }
 
-// sentinels returns the error variables of the package of funcs, its
-// functions and initializer, that every store gives an error that is never
-// nil, and whose address goes nowhere else.
-func sentinels(funcs []*ssa.Function) map[*ssa.Global]bool {
-	out, spoilt := map[*ssa.Global]bool{}, map[*ssa.Global]bool{}
+// sentinels returns, for the package variables that the functions of init's
+// package store into or give the address of, whether each is a sentinel as
+// far as these functions go: init, the package initializer, which runs the
+// variables' declarations, stores in it an error that is never nil, so does
+// every other store, and its address goes nowhere else.
+func sentinels(init *ssa.Function, funcs []*ssa.Function) map[*ssa.Global]bool {
+	declared, spoilt := map[*ssa.Global]bool{}, map[*ssa.Global]bool{}
+	spoil := func(v ssa.Value) {
+		if g, ok := v.(*ssa.Global); ok {
+			spoilt[g] = true
+		}
+	}
 	var ops []*ssa.Value
 	for _, fn := range funcs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
-				if st, ok := instr.(*ssa.Store); ok {
-					if g, ok := st.Addr.(*ssa.Global); ok {
-						if neverNil(st.Val) {
-							out[g] = true
-						} else {
+				switch x := instr.(type) {
+				case *ssa.Store:
+					if g, ok := x.Addr.(*ssa.Global); ok {
+						switch {
+						case !neverNil(x.Val):
 							spoilt[g] = true
+						case fn == init:
+							declared[g] = true
 						}
+						spoil(x.Val) // the address of another
 						continue
 					}
-				}
-				if load, ok := instr.(*ssa.UnOp); ok && load.Op == token.MUL {
-					continue
+				case *ssa.UnOp:
+					if x.Op == token.MUL {
+						continue // a load
+					}
 				}
 				ops = instr.Operands(ops[:0])
 				for _, op := range ops {
-					if g, ok := (*op).(*ssa.Global); ok {
-						spoilt[g] = true // its address is given away: stored through, perhaps
-					}
+					spoil(*op) // its address is given away: stored through, perhaps
 				}
 			}
 		}
 	}
+	out := map[*ssa.Global]bool{}
 	for g := range spoilt {
-		delete(out, g)
+		out[g] = false
+	}
+	for g := range declared {
+		out[g] = !spoilt[g]
 	}
 	return out
 }

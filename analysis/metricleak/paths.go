@@ -342,7 +342,8 @@ func returned(ret *ssa.Return, i int) ssa.Value {
 
 // resetByDefer reports whether result i of ret is reloaded, after the deferred
 // calls ran, from a variable that they may have changed: one captured by a
-// closure, or whose address a call was given (defer func() { err = nil }()).
+// closure that may set it, or whose address a call was given (defer func()
+// { err = nil }()).
 func resetByDefer(ret *ssa.Return, i int) bool {
 	load, ok := ret.Results[i].(*ssa.UnOp)
 	if !ok || load.Op != token.MUL {
@@ -357,6 +358,10 @@ func resetByDefer(ret *ssa.Return, i int) bool {
 		case *ssa.UnOp:
 			if r.Op == token.MUL {
 				continue
+			}
+		case *ssa.MakeClosure:
+			if onlyReads(r, load.X, 0) {
+				continue // a deferred closure that logs the error, say
 			}
 		case *ssa.DebugRef:
 			continue

@@ -79,9 +79,9 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		broken:    map[*ssa.Function]bool{},
 		ignores:   findIgnores(pass),
 	}
-	withInit := withInit(pkg, funcs)
-	c.calls = callSites(withInit)
-	c.sentinels = sentinels(pkg.Func("init"), withInit)
+	all := withInit(pkg, funcs)
+	c.calls = callSites(all)
+	c.sentinels = sentinels(pkg.Func("init"), all)
 	c.summarize(funcs)
 	for _, fn := range funcs {
 		if !exempt(fn) {

@@ -609,7 +609,11 @@ func TestRegister(t *testing.T) {
 		{name: "nil slice collector", give: promtest.Gauges(nil)},
 	} {
 		for _, wrapped := range []bool{false, true} {
-			t.Run(fmt.Sprintf("ErrNilCollector for %s, wrapped %v", tt.name, wrapped), func(t *testing.T) {
+			name := "ErrNil: " + tt.name
+			if wrapped {
+				name += ", wrapped"
+			}
+			t.Run(name, func(t *testing.T) {
 				parent := promtest.NewParent(nil)
 				scope := registry.NewScope(parent)
 				var r prometheus.Registerer = scope

@@ -318,18 +318,33 @@ func assignedOnce(a *ssa.Alloc) ssa.Value {
 	return val
 }
 
+// boundTo returns the free variables of the function that mc makes a
+// closure of to which mc binds a value that bound accepts; ok is false if
+// the function is not known.
+func boundTo(mc *ssa.MakeClosure, bound func(ssa.Value) bool) (fvs []*ssa.FreeVar, ok bool) {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok || len(fn.FreeVars) != len(mc.Bindings) {
+		return nil, false
+	}
+	for i, b := range mc.Bindings {
+		if bound(b) {
+			fvs = append(fvs, fn.FreeVars[i])
+		}
+	}
+	return fvs, true
+}
+
+// is returns a function that reports whether its argument is v.
+func is(v ssa.Value) func(ssa.Value) bool { return func(x ssa.Value) bool { return x == v } }
+
 // onlyReads reports whether the closure that mc makes, and the closures it
 // makes in turn, only read the variable v that mc binds.
 func onlyReads(mc *ssa.MakeClosure, v ssa.Value, depth int) bool {
-	fn, ok := mc.Fn.(*ssa.Function)
+	fvs, ok := boundTo(mc, is(v))
 	if !ok || depth > 8 {
 		return false
 	}
-	for i, b := range mc.Bindings {
-		if b != v || i >= len(fn.FreeVars) {
-			continue
-		}
-		fv := fn.FreeVars[i]
+	for _, fv := range fvs {
 		for _, ref := range referrers(fv) {
 			if inner, ok := ref.(*ssa.MakeClosure); ok {
 				if !onlyReads(inner, fv, depth+1) {

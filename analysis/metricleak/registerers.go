@@ -284,11 +284,21 @@ func storedBefore(fa *ssa.FieldAddr, load ssa.Instruction) ssa.Value {
 // object) only to read the field, or to reach the object's other fields,
 // whose addresses cannot reach the field.
 func leavesField(mc *ssa.MakeClosure, object func(ssa.Value) bool, field int) bool {
-	fn, ok := mc.Fn.(*ssa.Function)
-	if !ok {
-		return false
-	}
 	var uses func(v ssa.Value, depth int) bool
+	// captured reports whether uses holds of each free variable that the
+	// closure c binds to a value that bound accepts.
+	captured := func(c *ssa.MakeClosure, bound func(ssa.Value) bool, depth int) bool {
+		fvs, ok := boundTo(c, bound)
+		if !ok {
+			return false
+		}
+		for _, fv := range fvs {
+			if !uses(fv, depth) {
+				return false
+			}
+		}
+		return true
+	}
 	uses = func(v ssa.Value, depth int) bool {
 		if depth > 8 {
 			return false
@@ -309,14 +319,8 @@ func leavesField(mc *ssa.MakeClosure, object func(ssa.Value) bool, field int) bo
 					return false // the variable that holds the object, loaded
 				}
 			case *ssa.MakeClosure:
-				inner, ok := x.Fn.(*ssa.Function)
-				if !ok {
+				if !captured(x, is(v), depth+1) {
 					return false
-				}
-				for i, b := range x.Bindings {
-					if b == v && (i >= len(inner.FreeVars) || !uses(inner.FreeVars[i], depth+1)) {
-						return false
-					}
 				}
 			case *ssa.DebugRef:
 			default:
@@ -325,12 +329,7 @@ func leavesField(mc *ssa.MakeClosure, object func(ssa.Value) bool, field int) bo
 		}
 		return true
 	}
-	for i, b := range mc.Bindings {
-		if object(b) && (i >= len(fn.FreeVars) || !uses(fn.FreeVars[i], 0)) {
-			return false
-		}
-	}
-	return true
+	return captured(mc, object, 0)
 }
 
 // makesRegistryFact is exported for a function whose first result is, on

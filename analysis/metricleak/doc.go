@@ -51,8 +51,15 @@
 //     the default registry, a collector the caller passed in too (a helper
 //     like register(reg, c), registerAll(reg, cs...) or a Register(c) that
 //     calls prometheus.MustRegister(c)), which the caller then owns as if
-//     it had registered the collector itself. Such a function carries a
-//     fact, so this works across packages.
+//     it had registered the collector itself;
+//   - a call to a function known to register, through the registerer the
+//     caller passed in (other than a scope), collectors of its own that it
+//     hands to nobody and leaves registered when it succeeds: an opener
+//     that registers a pool's collector and hands back the pool without
+//     it. Nothing the caller holds can unregister those, so the message
+//     says to make the call after the last error return.
+//
+// Such a function carries a fact, so this works across packages.
 //
 // A registration is left behind at a return if the function has an error
 // result, the return may give a non-nil error, and some path leads from the
@@ -172,26 +179,28 @@
 //
 // A function gets one report for each set of registrations that some of its
 // returns leave behind, at the first of those returns in the source; the
-// others are the report's related positions, and the message counts them.
-// The message names up to five of the metrics (where their names are
-// constants, as the collector's options give them: without the prefix of a
-// wrapping registerer) and how many more there are, where the first was
-// registered (a file of the package checked by its name, one of the same
-// module by its path in the module, others by the import path of their
-// package, as in github.com/org/repo/kube/api.go:31; the first place of a
-// metric with a name, if any has one), the function it was registered
-// through, and what to do: close the scope the metrics went through, or
-// unregister them, or call a method of the value the callee handed back
-// that undoes what the callee registered, or register them (or, registered
-// through a function, call it) after the last error return. Only a method known by
-// a fact to unregister, and called without arguments or type arguments, is
-// named: a method of an interface, of which nothing is known, never is.
+// others are the report's related positions, and the message counts them. The
+// message names up to five of the metrics (where their names are constants,
+// as the collector's options give them: without the prefix of a wrapping
+// registerer) and how many more there are, where the first was registered (a
+// file of the package checked by its name, one of the same module by its path
+// in the module, others by the import path of their package, as in
+// github.com/org/repo/kube/api.go:31; the first place of a metric with a
+// name, if any has one), the function it was registered through, and what to
+// do: close the scope the metrics went through, or unregister them, or call a
+// method of the value the callee handed back that undoes what the callee
+// registered, or register them (or, registered through a function, call it)
+// after the last error return. Only a method known by a fact to unregister,
+// and called without arguments or type arguments, is named: a method of an
+// interface, of which nothing is known, never is. Where nothing the function
+// holds can unregister the registrations (a callee handed nothing back), the
+// message says so, and to have the callee hand them back or to make the call
+// after the last error return.
 // Collectors that describe nothing (unchecked collectors, whose Describe
-// method, not one of client_golang's, does nothing but return, as its body
-// or a fact for another package's shows) cannot be taken back by
-// Unregister: the message says to register them after the last error return
-// instead, and, where only some of the registrations describe nothing, says
-// both.
+// method, not one of client_golang's, does nothing but return, as its body or
+// a fact for another package's shows) cannot be taken back by Unregister: the
+// message says to register them after the last error return instead, and,
+// where only some of the registrations describe nothing, says both.
 //
 // The other places the message counts, where registrations of the set were
 // made in a call of the function other than the first, are related

@@ -55,6 +55,11 @@ type registersFact struct {
 	// Only these go into the default registerer: the function's own
 	// collectors registered there are its own leak, if any.
 	Collectors []int
+	// Own is set when some of those registrations are of collectors the
+	// function made itself and handed to nobody (Result is -1): nothing
+	// the caller holds can unregister them, and only a scope given as
+	// Registerer can take them back.
+	Own bool
 	// Opaque is set when some of those registrations went from Registerer
 	// through a call, other than client_golang's wrappers, that takes a
 	// registerer and returns one: a nil or made registry given as
@@ -88,6 +93,9 @@ func (f *registersFact) String() string {
 	if f.Unnamed && len(f.Metrics) > 0 {
 		cols += ", and unnamed ones"
 	}
+	if f.Own {
+		cols += ", own"
+	}
 	if f.Opaque {
 		cols += ", opaque"
 	}
@@ -105,7 +113,7 @@ func (f *registersFact) equal(g *registersFact) bool {
 		return f == g
 	}
 	return f.Result == g.Result && f.Registerer == g.Registerer && f.Site == g.Site &&
-		slices.Equal(f.Metrics, g.Metrics) && f.Unnamed == g.Unnamed && slices.Equal(f.Collectors, g.Collectors) && f.Opaque == g.Opaque
+		slices.Equal(f.Metrics, g.Metrics) && f.Unnamed == g.Unnamed && slices.Equal(f.Collectors, g.Collectors) && f.Own == g.Own && f.Opaque == g.Opaque
 }
 
 // equal reports whether f and g say the same.

@@ -76,6 +76,13 @@ func TestAnalyzer(t *testing.T) {
 		// A function of another package that makes a registry says so in
 		// a fact.
 		{"made registries of another package", "freshuse"},
+		// A function that registers collectors of its own through the
+		// registerer its caller gave it, and hands them to nobody, says so
+		// in its fact.
+		{"hands nothing back", "sqlstore"},
+		// A call to one leaves them with that registerer: nothing the
+		// caller holds can unregister them.
+		{"left with the caller's registerer", "listener"},
 		// Code in the Go 1.27 language is analysed (with Go 1.27; with an
 		// older Go the package has no code).
 		{"go1.27", "go127"},

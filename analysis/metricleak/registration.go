@@ -47,6 +47,11 @@ type registration struct {
 	// here or in the callee: a nil or made registry below it says nothing
 	// of where the metrics went.
 	opaque bool
+	// unowned is set for a call to a function that registers collectors
+	// of its own through the registerer the call gives it, other than a
+	// scope, and hands them to nobody (registersFact.Own): nothing in the
+	// caller can unregister them.
+	unowned bool
 	// collector is the collector given to Register or MustRegister, or
 	// nil: where it describes nothing, Unregister cannot take it back (see
 	// unchecked).
@@ -197,12 +202,13 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 	if args := factArgs(common); fact.Registerer >= 0 && fact.Registerer < len(args) {
 		r.registerer = args[fact.Registerer]
 	}
-	if fact.Result < 0 && (r.registerer == nil || !isScope(r.registerer)) {
-		// It registers through what its caller gave it and hands nothing
-		// back: only a scope given to it can undo that.
+	if fact.Result < 0 && !fact.Own && (r.registerer == nil || !isScope(r.registerer)) {
+		// It registers only collectors its caller gave it (see
+		// callersCollectors), or none through what its caller gave it.
 		return false
 	}
 	r.via = calleeFunc(common)
+	r.unowned = fact.Result < 0 && (r.registerer == nil || !isScope(r.registerer))
 	r.opaque = fact.Opaque
 	r.metrics = fact.Metrics
 	r.unnamed = fact.Unnamed

@@ -79,9 +79,21 @@ func (c *checker) message(l *leak, places []*registration) string {
 		b.WriteString("returns an error: ")
 	}
 	them := pick(one, "it", "them")
-	unchecked := 0 // how many of the registrations Unregister cannot take back
+	// How many of the registrations Unregister cannot take back, and how
+	// many went through a callee that handed nothing back to undo them
+	// with.
+	unchecked, unowned := 0, 0
+	var handsNothing *types.Func // the callee of those, if there is one
 	for _, r := range l.regs {
-		if c.unchecked(r) {
+		switch {
+		case r.unowned && !r.scope:
+			unowned++
+			if handsNothing == nil {
+				handsNothing = r.via
+			} else if handsNothing != r.via {
+				handsNothing = nil
+			}
+		case c.unchecked(r):
 			unchecked++
 		}
 	}
@@ -96,6 +108,14 @@ func (c *checker) message(l *leak, places []*registration) string {
 		b.WriteString("close its scope before returning")
 	case unchecked == len(l.regs):
 		fmt.Fprintf(&b, "Unregister cannot take back a collector that describes nothing, so %s after the last error return", late)
+	case unowned == len(l.regs) && handsNothing != nil:
+		fmt.Fprintf(&b, "nothing here can unregister %s: make %s hand %s back, or call it after the last error return", them, c.funcName(handsNothing), them)
+	case unowned+unchecked == len(l.regs):
+		fmt.Fprintf(&b, "nothing here can unregister %s, so %s after the last error return", them, late)
+	case unowned > 0 && handsNothing != nil:
+		fmt.Fprintf(&b, "unregister them before returning, and call %s, which hands back nothing to unregister with, after the last error return", c.funcName(handsNothing))
+	case unowned > 0:
+		b.WriteString("unregister them before returning, and make the calls that hand back nothing to unregister with after the last error return")
 	case m != nil:
 		fmt.Fprintf(&b, "unregister %s, or call %s, before returning", them, methodName(first.owner, m))
 	case unchecked > 0:

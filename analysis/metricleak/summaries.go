@@ -124,6 +124,9 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 					slices.Sort(f.Collectors)
 				}
 			}
+			if res < 0 && regParam >= 0 && regParam == f.Registerer && !callers && !r.handedAtOnce() && !c.surelyFails(ret) {
+				f.Own = true // left with the caller's registerer on success, and handed to nobody
+			}
 			if len(f.Metrics) == 0 && len(r.metrics) > 0 {
 				f.Site = r.siteString(c.pass) // where the names it lists were registered, as a message names it
 			}

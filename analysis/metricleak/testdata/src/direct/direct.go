@@ -89,7 +89,7 @@ func DefaultRegisterer(start func() error) error {
 	return start() // want `app_http_requests_total registered at direct\.go:88`
 }
 
-func Several(reg prometheus.Registerer, start func() error) error { // want Several:"registers .* \\(result -1, registerer 0\\)"
+func Several(reg prometheus.Registerer, start func() error) error { // want Several:"registers .* \\(result -1, registerer 0, own\\)"
 	a := prometheus.NewCounter(prometheus.CounterOpts{Name: "a_total"})
 	b := prometheus.NewCounter(prometheus.CounterOpts{Name: "b_total"})
 	reg.MustRegister(a, b)
@@ -259,7 +259,7 @@ func RegisterAll(reg prometheus.Registerer, cs ...prometheus.Collector) error { 
 // registerOne does so for one collector, and never fails.
 func registerOne(reg prometheus.Registerer, c prometheus.Collector) { reg.MustRegister(c) }
 
-func ThroughHelpers(reg prometheus.Registerer, start func() error) error { // want ThroughHelpers:"registers sessions,queued,dropped_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func ThroughHelpers(reg prometheus.Registerer, start func() error) error { // want ThroughHelpers:"registers sessions,queued,dropped_total at direct/direct.go:\\d+ \\(result -1, registerer 0, own\\)"
 	sessions := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sessions"})
 	registerOne(reg, sessions)
 	queued := prometheus.NewGauge(prometheus.GaugeOpts{Name: "queued"})
@@ -317,7 +317,7 @@ func (adder) AddTo(reg prometheus.Registerer, c, other prometheus.Collector) { /
 
 // BoundHelper calls the helper as a method value, whose arguments do not
 // count the receiver.
-func BoundHelper(reg prometheus.Registerer, start func() error) error { // want BoundHelper:"registers used_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func BoundHelper(reg prometheus.Registerer, start func() error) error { // want BoundHelper:"registers used_total at direct/direct.go:\\d+ \\(result -1, registerer 0, own\\)"
 	used := prometheus.NewCounter(prometheus.CounterOpts{Name: "used_total"})
 	spare := prometheus.NewCounter(prometheus.CounterOpts{Name: "spare_total"})
 	add := adder{}.AddTo
@@ -339,7 +339,7 @@ func ArrayParam(reg prometheus.Registerer, cs [2]prometheus.Collector, start fun
 }
 
 // ThroughArrayHelper hands its own collectors to ArrayParam in an array.
-func ThroughArrayHelper(reg prometheus.Registerer, start func() error) error { // want ThroughArrayHelper:"registers array_a_total,array_b_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func ThroughArrayHelper(reg prometheus.Registerer, start func() error) error { // want ThroughArrayHelper:"registers array_a_total,array_b_total at direct/direct.go:\\d+ \\(result -1, registerer 0, own\\)"
 	a := prometheus.NewCounter(prometheus.CounterOpts{Name: "array_a_total"})
 	b := prometheus.NewCounter(prometheus.CounterOpts{Name: "array_b_total"})
 	if err := ArrayParam(reg, [2]prometheus.Collector{a, b}, start); err != nil {
@@ -354,7 +354,7 @@ func RegisterTyped[C prometheus.Collector](reg prometheus.Registerer, c C) { // 
 	reg.MustRegister(c)
 }
 
-func ThroughTypedHelper(reg prometheus.Registerer, start func() error) error { // want ThroughTypedHelper:"registers typed_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func ThroughTypedHelper(reg prometheus.Registerer, start func() error) error { // want ThroughTypedHelper:"registers typed_total at direct/direct.go:\\d+ \\(result -1, registerer 0, own\\)"
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "typed_total"})
 	RegisterTyped(reg, c)
 	return start() // want `^typed_total registered at direct\.go:\d+ \(via RegisterTyped\) stays registered`
@@ -362,7 +362,7 @@ func ThroughTypedHelper(reg prometheus.Registerer, start func() error) error { /
 
 // ThroughMethodValues registers and unregisters through method values of
 // the registerer.
-func ThroughMethodValues(reg prometheus.Registerer, start func() error) error { // want ThroughMethodValues:"registers value_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func ThroughMethodValues(reg prometheus.Registerer, start func() error) error { // want ThroughMethodValues:"registers value_total at direct/direct.go:\\d+ \\(result -1, registerer 0, own\\)"
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "value_total"})
 	register := reg.MustRegister
 	register(c)
@@ -391,7 +391,7 @@ func NewPipeline(reg prometheus.Registerer, extra prometheus.Collector) *pipelin
 }
 
 // StoppedPipeline stops the pipeline, which leaves the extra collector.
-func StoppedPipeline(reg prometheus.Registerer, start func() error) error { // want StoppedPipeline:"registers .* \\(result -1, registerer 0\\)"
+func StoppedPipeline(reg prometheus.Registerer, start func() error) error { // want StoppedPipeline:"registers .* \\(result -1, registerer 0, own\\)"
 	extra := prometheus.NewCounter(prometheus.CounterOpts{Name: "pipeline_extra_total"})
 	p := NewPipeline(reg, extra)
 	if err := start(); err != nil {
@@ -446,7 +446,7 @@ func GuardedDeferredUndo(reg prometheus.Registerer, enabled bool, start func() e
 
 // RolledBack registers its collectors one by one and, when one fails,
 // unregisters those before it in a loop, which takes all of them back.
-func RolledBack(reg prometheus.Registerer) error { // want RolledBack:"registers first_total,second_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func RolledBack(reg prometheus.Registerer) error { // want RolledBack:"registers first_total,second_total at direct/direct.go:\\d+ \\(result -1, registerer 0, own\\)"
 	cs := []prometheus.Collector{
 		prometheus.NewCounter(prometheus.CounterOpts{Name: "first_total"}),
 		prometheus.NewCounter(prometheus.CounterOpts{Name: "second_total"}),
@@ -463,7 +463,7 @@ func RolledBack(reg prometheus.Registerer) error { // want RolledBack:"registers
 }
 
 // RolledBackOthers unregisters a list that is not the one it registered.
-func RolledBackOthers(reg prometheus.Registerer, others []prometheus.Collector) error { // want RolledBackOthers:"registers kept_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func RolledBackOthers(reg prometheus.Registerer, others []prometheus.Collector) error { // want RolledBackOthers:"registers kept_total at direct/direct.go:\\d+ \\(result -1, registerer 0, own\\)"
 	cs := []prometheus.Collector{prometheus.NewCounter(prometheus.CounterOpts{Name: "kept_total"})}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
@@ -539,7 +539,7 @@ func NamedAndUnnamed(reg prometheus.Registerer, start func() error) (*both, erro
 // UnnamedFirst registers a collector whose metric has no name the analyzer
 // can read, then in_queue: the message names in_queue's place, where the
 // names it lists come from.
-func UnnamedFirst(reg prometheus.Registerer, start func() error) error { // want UnnamedFirst:"registers in_queue at direct/direct.go:545 \\(result -1, registerer 0, and unnamed ones\\)"
+func UnnamedFirst(reg prometheus.Registerer, start func() error) error { // want UnnamedFirst:"registers in_queue at direct/direct.go:545 \\(result -1, registerer 0, and unnamed ones, own\\)"
 	reg.MustRegister(custom{}) // related: registered
 	queue := prometheus.NewGauge(prometheus.GaugeOpts{Name: "in_queue"})
 	reg.MustRegister(queue)
@@ -563,7 +563,7 @@ func (s *Server) ReceiverLoop(reg prometheus.Registerer, errors prometheus.Count
 
 // LocalLoop registers collectors of its own in the same loop: those
 // registered before the one that fails stay.
-func LocalLoop(reg prometheus.Registerer) error { // want LocalLoop:"registers loop_a_total,loop_b_total at direct/direct.go:\\d+ \\(result -1, registerer 0\\)"
+func LocalLoop(reg prometheus.Registerer) error { // want LocalLoop:"registers loop_a_total,loop_b_total at direct/direct.go:\\d+ \\(result -1, registerer 0, own\\)"
 	a := prometheus.NewCounter(prometheus.CounterOpts{Name: "loop_a_total"})
 	b := prometheus.NewCounter(prometheus.CounterOpts{Name: "loop_b_total"})
 	for _, c := range []prometheus.Collector{a, b} {

@@ -59,7 +59,7 @@ func NewWatcherClosing(reg prometheus.Registerer, connect func() error) (*Watche
 }
 
 // NewWatcherDropping does not even keep the API.
-func NewWatcherDropping(reg prometheus.Registerer, connect func() error) error { // want NewWatcherDropping:"registers .* \\(result -1, registerer 0\\)"
+func NewWatcherDropping(reg prometheus.Registerer, connect func() error) error { // want NewWatcherDropping:"registers .* \\(result -1, registerer 0, own\\)"
 	if _, err := kube.NewAPI(reg); err != nil {
 		return err
 	}

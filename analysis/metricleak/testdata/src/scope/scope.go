@@ -169,7 +169,7 @@ func SlotWatcher(slot *lifecycle.Slot[*Watcher], connect func() error) (*Watcher
 }
 
 // newMixedWatcher is given a scope by one call and the caller's registerer
-// by another.
+// by another, which drops the watcher and keeps the gauge registered.
 func newMixedWatcher(reg prometheus.Registerer, connect func() error) (*Watcher, error) {
 	reg.MustRegister(gauge())
 	if err := connect(); err != nil {
@@ -178,11 +178,11 @@ func newMixedWatcher(reg prometheus.Registerer, connect func() error) (*Watcher,
 	return &Watcher{}, nil
 }
 
-func MixedWatchers(slot *lifecycle.Slot[*Watcher], reg prometheus.Registerer, connect func() error) (*Watcher, error) {
+func MixedWatchers(slot *lifecycle.Slot[*Watcher], reg prometheus.Registerer, connect func() error) (*Watcher, error) { // want MixedWatchers:"registers objects at scope/scope.go:\\d+ \\(result -1, registerer 1, own\\)"
 	if _, err := newMixedWatcher(reg, connect); err != nil {
 		return nil, err
 	}
-	return slot.Replace(func(scope *registry.Scope) (*Watcher, error) {
+	return slot.Replace(func(scope *registry.Scope) (*Watcher, error) { // want `^objects registered at scope\.go:\d+ \(via newMixedWatcher\) stays registered when this returns an error: nothing here can unregister it: make newMixedWatcher hand it back, or call it after the last error return$`
 		return newMixedWatcher(scope, connect)
 	})
 }

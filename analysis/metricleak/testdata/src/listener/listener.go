@@ -1,0 +1,110 @@
+// Package listener calls functions that register collectors of their own on
+// the registerer it gives them and hand back nothing to unregister them
+// with: when it fails after such a call, the collectors stay, and the next
+// call fails with a duplicate registration.
+package listener
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/promscope/promscope/registry"
+
+	"sqlstore"
+)
+
+// Listen opens the store, then fails to listen.
+func Listen(reg prometheus.Registerer, listen func() error) (*sqlstore.DB, error) { // want Listen:"registers sqlstore_open_connections at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 0, own\\)"
+	db, err := sqlstore.Open("kv", reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := listen(); err != nil {
+		return nil, err // want `^sqlstore_open_connections registered at sqlstore/sqlstore\.go:\d+ \(via sqlstore\.Open\) stays registered when this returns an error: nothing here can unregister it: make sqlstore\.Open hand it back, or call it after the last error return$`
+	}
+	return db, nil
+}
+
+// ListenAfter opens the store after the last error return: nothing is left
+// when it fails, and its caller is told what is left when it succeeds.
+func ListenAfter(reg prometheus.Registerer, listen func() error) (*sqlstore.DB, error) { // want ListenAfter:"registers sqlstore_open_connections at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 0, own\\)"
+	if err := listen(); err != nil {
+		return nil, err
+	}
+	return sqlstore.Open("kv", reg)
+}
+
+// ListenScoped gives the store a scope, which it closes when it fails.
+func ListenScoped(scope *registry.Scope, listen func() error) (*sqlstore.DB, error) { // want ListenScoped:"registers sqlstore_open_connections at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 0\\)"
+	db, err := sqlstore.Open("kv", scope)
+	if err != nil {
+		return nil, err
+	}
+	if err := listen(); err != nil {
+		scope.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// ListenPrivately gives the store a registry of its own, which goes away
+// with what is in it.
+func ListenPrivately(listen func() error) (*sqlstore.DB, error) {
+	db, err := sqlstore.Open("kv", prometheus.NewRegistry())
+	if err != nil {
+		return nil, err
+	}
+	if err := listen(); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// ListenShared registers the program's gauge, and one that is harmless to
+// register again, and keeps the store's: none of them is left behind.
+func ListenShared(reg prometheus.Registerer, s *sqlstore.Store, listen func() error) error { // want ListenShared:"registers metrics at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 0, collectors \\[1\\]\\)"
+	if err := sqlstore.RegisterShared(reg); err != nil {
+		return err
+	}
+	if err := sqlstore.Tolerant(reg); err != nil {
+		return err
+	}
+	s.Instrument(reg)
+	return listen()
+}
+
+// ListenPinged fails after a call that fails itself: its failure is
+// reported in the callee, and its success leaves the counter behind.
+func ListenPinged(reg prometheus.Registerer, ping, listen func() error) error { // want ListenPinged:"registers sqlstore_pings_total at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 0, own\\)"
+	if err := sqlstore.Failing(reg, ping); err != nil {
+		return err
+	}
+	return listen() // want `^sqlstore_pings_total registered at sqlstore/sqlstore\.go:\d+ \(via sqlstore\.Failing\) stays registered when this returns an error: nothing here can unregister it: make sqlstore\.Failing hand it back, or call it after the last error return$`
+}
+
+// ListenCounted registers a counter of its own too: that one it can
+// unregister.
+func ListenCounted(reg prometheus.Registerer, listen func() error) (*sqlstore.DB, error) { // want ListenCounted:"registers .* \\(result -1, registerer 0, own\\)"
+	accepted := prometheus.NewCounter(prometheus.CounterOpts{Name: "accepted_total"})
+	if err := reg.Register(accepted); err != nil {
+		return nil, err
+	}
+	db, err := sqlstore.Open("kv", reg) // related: registered
+	if err != nil {
+		reg.Unregister(accepted)
+		return nil, err
+	}
+	if err := listen(); err != nil {
+		return nil, err // want `^accepted_total and sqlstore_open_connections registered at listener\.go:\d+ and 1 other place stay registered when this returns an error: unregister them before returning, and call sqlstore\.Open, which hands back nothing to unregister with, after the last error return$`
+	}
+	return db, nil
+}
+
+// ListenTwice calls two such functions before it may fail.
+func ListenTwice(reg prometheus.Registerer, ping, listen func() error) error { // want ListenTwice:"registers .* \\(result -1, registerer 0, own\\)"
+	if _, err := sqlstore.Open("kv", reg); err != nil {
+		return err
+	}
+	if err := sqlstore.Failing(reg, ping); err != nil { // related: registered
+		return err // want `^sqlstore_open_connections registered at sqlstore/sqlstore\.go:\d+ \(via sqlstore\.Open\) stays registered when this returns an error: nothing here can unregister it: make sqlstore\.Open hand it back, or call it after the last error return$`
+	}
+	return listen() // want `^sqlstore_open_connections and sqlstore_pings_total registered at sqlstore/sqlstore\.go:\d+ \(via sqlstore\.Open\) and 1 other place stay registered when this returns an error: nothing here can unregister them, so register them after the last error return$`
+}

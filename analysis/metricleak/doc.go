@@ -289,8 +289,8 @@
 // and is reported.
 // A function that hands back what it registered inside a value that
 // another function makes (return wrap(c), where wrap stores c in a struct
-// it returns) has handed it on to that function, as far as the analysis
-// sees: its callers are not told that it registers.
+// it returns) is taken to hand it to nobody: its callers are told that
+// nothing they hold can unregister it, though a method of that value may.
 // A named error result that a deferred call can read stays in memory, and
 // any load of it is taken for the registering call's own error once that
 // error was stored in it.

@@ -64,3 +64,17 @@ func Failing(reg prometheus.Registerer, ping func() error) error { // want Faili
 	}
 	return nil
 }
+
+// Pool holds the gauge of a pool.
+type Pool struct{ size prometheus.Gauge }
+
+func newPool(size prometheus.Gauge) *Pool { return &Pool{size: size} }
+
+// OpenPool hands back the gauge it registers inside a pool that newPool
+// makes, which the analysis does not see: it takes the gauge for one handed
+// to nobody (see Limitations).
+func OpenPool(reg prometheus.Registerer) *Pool { // want OpenPool:"registers sqlstore_pool_size at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 0, own\\)"
+	size := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_pool_size"})
+	reg.MustRegister(size)
+	return newPool(size)
+}

@@ -52,8 +52,8 @@ func (l Leak) String() string {
 // error: the one way to take back what a scope registered once nobody holds
 // it. It takes back all of it, also metrics that code still writes through a
 // scope whose handle was dropped (a Child kept only as a labelled view; see
-// WithLeakReport). A report may call it; a leaked scope nested in an open one
-// is also closed when that one is. Close on a Leak that no report gave
+// WithLeakReport). A report may call it when what wrote them is gone; a
+// leaked scope nested in an open one is also closed when that one is. Close on a Leak that no report gave
 // returns nil.
 func (l Leak) Close() error {
 	if l.n == nil {

@@ -212,7 +212,8 @@ func (d *deletion) carrying(v Deleter) []series {
 // its Close a DeletePartialMatch, not a read of every series of the vector.
 //
 // Close deletes them in its turn, newest first among everything the scope
-// owns. A call with the same labels and the same vectors as one pending on
+// owns, once: a series written after Close (by a deferred Inc of the
+// component, say) is made again, and nothing deletes it. A call with the same labels and the same vectors as one pending on
 // the scope adds nothing, so a loop that calls DeleteOnClose on every pass
 // does not grow the scope; the same vector means the same value, and
 // MustCurryWith makes a new one on every call: curry once, outside the

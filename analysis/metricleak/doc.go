@@ -54,7 +54,8 @@
 //     it had registered the collector itself;
 //   - a call to a function known to register, through the registerer the
 //     caller passed in (other than a scope), collectors of its own that it
-//     hands to nobody and leaves registered when it succeeds: an opener
+//     hands to nobody (returns, keeps, sends on a channel or gives a
+//     goroutine) and leaves registered when it succeeds: an opener
 //     that registers a pool's collector and hands back the pool without
 //     it. Nothing the caller holds can unregister those, so the message
 //     says to make the call after the last error return.
@@ -97,7 +98,10 @@
 //     package's own that its declaration, and every other store, gives a
 //     new error, or another package's exported ErrXxx that the package sets
 //     to nothing that may be nil), and not a result that a deferred call
-//     may change (defer func() { err = nil }());
+//     may change (defer func() { err = nil }()). The collectors themselves
+//     (a result of one of client_golang's types, or a slice, array or
+//     pointer of them) are handed back even then: returned with an error,
+//     they can only be for the caller to take back;
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
 //     lifecycle.Stack that is one of these; passing it to a function that
@@ -149,7 +153,11 @@
 // the error; see Limitations): so the branch taken after that failure, or a
 // return of that error itself, is not reported. The error is followed into
 // the variables that merge it with other calls' errors, as when each case of
-// a switch assigns err from a constructor and one test of err follows.
+// a switch assigns err from a constructor and one test of err follows. A
+// branch taken where errors.As, errors.AsType, or errors.Is with a target
+// other than nil, finds the error to match is taken after a failure too.
+// A callee that hands the collectors themselves back with its error (see
+// below) leaves them to its caller, whose failure branch is then followed.
 // Likewise, a branch taken where a value that holds what was registered is
 // nil (if c != nil { reg.Unregister(c) }) is not taken after the
 // registration: a registered collector is not nil, and a callee that handed
@@ -304,7 +312,11 @@
 // reported, though a retry may then fail with a duplicate registration; so
 // are those of an array or slice literal made of them in the function, as
 // a loop over one registers them. A helper that returns package variables
-// in a fresh slice hides them, though, and registering those is reported.
+// (one, or several in a fresh slice) hides them, though: registering those
+// is reported, and a callee that registers them on its caller's registerer
+// is taken to leave collectors of its own there. A callee that hands back a
+// value owning some of what it registers, and leaves the rest with its
+// caller's registerer, is taken to hand back all of it.
 //
 // A registry made in the call and kept in a field is followed through the
 // object it is stored in, not through the values of the object's other

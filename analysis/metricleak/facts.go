@@ -55,6 +55,10 @@ type registersFact struct {
 	// Only these go into the default registerer: the function's own
 	// collectors registered there are its own leak, if any.
 	Collectors []int
+	// OnError is set when the function hands the collectors themselves
+	// back through Result also with an error that is never nil: its
+	// caller must take them back when the call fails too.
+	OnError bool
 	// Own is set when some of those registrations are of collectors the
 	// function made itself and handed to nobody (Result is -1): nothing
 	// the caller holds can unregister them, and only a scope given as
@@ -93,6 +97,9 @@ func (f *registersFact) String() string {
 	if f.Unnamed && len(f.Metrics) > 0 {
 		cols += ", and unnamed ones"
 	}
+	if f.OnError {
+		cols += ", on error"
+	}
 	if f.Own {
 		cols += ", own"
 	}
@@ -113,7 +120,7 @@ func (f *registersFact) equal(g *registersFact) bool {
 		return f == g
 	}
 	return f.Result == g.Result && f.Registerer == g.Registerer && f.Site == g.Site &&
-		slices.Equal(f.Metrics, g.Metrics) && f.Unnamed == g.Unnamed && slices.Equal(f.Collectors, g.Collectors) && f.Own == g.Own && f.Opaque == g.Opaque
+		slices.Equal(f.Metrics, g.Metrics) && f.Unnamed == g.Unnamed && slices.Equal(f.Collectors, g.Collectors) && f.OnError == g.OnError && f.Own == g.Own && f.Opaque == g.Opaque
 }
 
 // equal reports whether f and g say the same.

@@ -3,6 +3,7 @@ package metricleak
 import (
 	"cmp"
 	"go/token"
+	"go/types"
 	"slices"
 	"strings"
 
@@ -13,9 +14,11 @@ import (
 // ret does not hand its owner back, nothing before r hands it on or defers
 // its undoing, and some path from r to ret has no instruction that undoes or
 // hands it on. A return whose error is never nil hands nothing back: by Go's
-// convention its caller ignores the other results (return t, err).
+// convention its caller ignores the other results (return t, err); but
+// the collectors themselves it hands back all the same (see
+// collectorValues).
 func (c *checker) leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
-	if returnsOwned(ret, o) >= 0 && !c.surelyFails(ret) {
+	if res := returnsOwned(ret, o); res >= 0 && (!c.surelyFails(ret) || resultOfCollectors(ret, res)) {
 		return false
 	}
 	if coveredBefore(r, eff, defersUndo, handsOn, keeps) {
@@ -152,6 +155,9 @@ func (c *checker) successors(b *ssa.BasicBlock, errs []ssa.Value, notNil func(ss
 	if !ok {
 		return b.Succs
 	}
+	if err := matchedError(branch.Cond); err != nil && holdsAny(err, errs) {
+		return b.Succs[1:] // if errors.As(err, &t): err is not nil on the true branch
+	}
 	cmp, ok := branch.Cond.(*ssa.BinOp)
 	if !ok || (cmp.Op != token.EQL && cmp.Op != token.NEQ) {
 		return b.Succs
@@ -177,6 +183,34 @@ func (c *checker) successors(b *ssa.BasicBlock, errs []ssa.Value, notNil func(ss
 		return b.Succs[:1] // if err == nil: the true branch
 	}
 	return b.Succs[1:] // if err != nil: the false branch
+}
+
+// matchedError returns the error that cond, a branch's condition, finds to
+// match something only if it is not nil: err of errors.As(err, target),
+// errors.Is(err, target) with a target that is not the constant nil, or the
+// found result of errors.AsType(err). It returns nil for any other
+// condition.
+func matchedError(cond ssa.Value) ssa.Value {
+	var call *ssa.Call
+	switch x := cond.(type) {
+	case *ssa.Call:
+		call = x
+	case *ssa.Extract:
+		if c, ok := x.Tuple.(*ssa.Call); ok && x.Index == 1 && isFunc(calleeFunc(c.Common()), "errors", "AsType") {
+			call = c
+		}
+	}
+	if call == nil || len(call.Call.Args) == 0 {
+		return nil
+	}
+	fn := calleeFunc(call.Common())
+	switch {
+	case isFunc(fn, "errors", "AsType") && len(call.Call.Args) == 1,
+		isFunc(fn, "errors", "As") && len(call.Call.Args) == 2,
+		isFunc(fn, "errors", "Is") && len(call.Call.Args) == 2 && !isNil(call.Call.Args[1]):
+		return call.Call.Args[0]
+	}
+	return nil
 }
 
 // holdsAny reports whether v is one of errs, in the sense of sameError.
@@ -367,6 +401,36 @@ func resetByDefer(ret *ssa.Return, i int) bool {
 			continue
 		}
 		return true
+	}
+	return false
+}
+
+// resultOfCollectors reports whether result i of ret's function holds
+// registered collectors themselves (see collectorValues).
+func resultOfCollectors(ret *ssa.Return, i int) bool {
+	return collectorValues(ret.Parent().Signature.Results().At(i).Type())
+}
+
+// collectorValues reports whether t is a type of client_golang's prometheus
+// package (Collector, Gauge, *CounterVec and the like), or a slice, array or
+// pointer of one. A function that returns such a value with an error that
+// is never nil can mean only that its caller take them back: it hands them
+// back, against Go's convention for the other results of a failure.
+func collectorValues(t types.Type) bool {
+	for range 4 {
+		switch u := types.Unalias(t).(type) {
+		case *types.Pointer:
+			t = u.Elem()
+		case *types.Slice:
+			t = u.Elem()
+		case *types.Array:
+			t = u.Elem()
+		case *types.Named:
+			p := u.Obj().Pkg()
+			return p != nil && p.Path() == prometheusPath
+		default:
+			return false
+		}
 	}
 	return false
 }

@@ -48,9 +48,9 @@ type registration struct {
 	// of where the metrics went.
 	opaque bool
 	// unowned is set for a call to a function that registers collectors
-	// of its own through the registerer the call gives it, other than a
-	// scope, and hands them to nobody (registersFact.Own): nothing in the
-	// caller can unregister them.
+	// of its own through the registerer the call gives it and hands them
+	// to nobody (registersFact.Own), when that registerer is no scope and
+	// none the caller made: nothing in the caller can unregister them.
 	unowned bool
 	// collector is the collector given to Register or MustRegister, or
 	// nil: where it describes nothing, Unregister cannot take it back (see
@@ -185,6 +185,8 @@ func (c *checker) registrationAt(call *ssa.Call) *registration {
 	if !c.addRegisterer(r) {
 		return nil
 	}
+	// A registerer the function made can unregister what went through it.
+	r.unowned = r.unowned && len(r.seeds) == 0
 	return r
 }
 
@@ -208,12 +210,17 @@ func (c *checker) throughFact(r *registration, common *ssa.CallCommon) bool {
 		return false
 	}
 	r.via = calleeFunc(common)
-	r.unowned = fact.Result < 0 && (r.registerer == nil || !isScope(r.registerer))
+	r.unowned = fact.Result < 0
 	r.opaque = fact.Opaque
 	r.metrics = fact.Metrics
 	r.unnamed = fact.Unnamed
 	r.site = fact.Site
-	r.err = result(r.call, failureResult(r.call.Type()))
+	if !fact.OnError {
+		// Where the call failed, the callee registered nothing, or left
+		// behind what it registered; one that hands the collectors back
+		// with its error leaves them to the caller.
+		r.err = result(r.call, failureResult(r.call.Type()))
+	}
 	if fact.Result >= 0 {
 		if v := result(r.call, fact.Result); v != nil {
 			r.seeds = append(r.seeds, v)

@@ -79,14 +79,32 @@ func (c *checker) message(l *leak, places []*registration) string {
 		b.WriteString("returns an error: ")
 	}
 	them := pick(one, "it", "them")
+	if scoped := slices.DeleteFunc(slices.Clone(l.regs), func(r *registration) bool { return !r.scope }); len(scoped) > 0 {
+		b.WriteString("close its scope before returning")
+		rest := slices.DeleteFunc(slices.Clone(l.regs), func(r *registration) bool { return r.scope })
+		if len(rest) > 0 {
+			// Closing the scope does not undo what went elsewhere.
+			others := slices.DeleteFunc(slices.Clone(places), func(r *registration) bool { return r.scope })
+			b.WriteString("; for the others, " + c.remedy(rest, others, "them"))
+		}
+		return b.String()
+	}
+	b.WriteString(c.remedy(l.regs, places, them))
+	return b.String()
+}
+
+// remedy says what undoes regs, registrations made at places (as message
+// gives them) through no scope, them naming their metrics.
+func (c *checker) remedy(regs, places []*registration, them string) string {
+	first := places[0]
 	// How many of the registrations Unregister cannot take back, and how
 	// many went through a callee that handed nothing back to undo them
 	// with.
 	unchecked, unowned := 0, 0
 	var handsNothing *types.Func // the callee of those, if there is one
-	for _, r := range l.regs {
+	for _, r := range regs {
 		switch {
-		case r.unowned && !r.scope:
+		case r.unowned:
 			unowned++
 			if handsNothing == nil {
 				handsNothing = r.via
@@ -98,32 +116,30 @@ func (c *checker) message(l *leak, places []*registration) string {
 		}
 	}
 	// What to move after the last error return: the registrations, or
-	// the call that makes them.
+	// the calls that make them.
 	late := "register " + them
 	if first.via != nil && !slices.ContainsFunc(places, func(r *registration) bool { return r.via != first.via }) {
 		late = "call " + c.funcName(first.via) // the only function that registers them
+	} else if unowned == len(regs) {
+		late = "make those calls"
 	}
 	switch m := c.undoMethod(first); {
-	case first.scope:
-		b.WriteString("close its scope before returning")
-	case unchecked == len(l.regs):
-		fmt.Fprintf(&b, "Unregister cannot take back a collector that describes nothing, so %s after the last error return", late)
-	case unowned == len(l.regs) && handsNothing != nil:
-		fmt.Fprintf(&b, "nothing here can unregister %s: make %s hand %s back, or call it after the last error return", them, c.funcName(handsNothing), them)
-	case unowned+unchecked == len(l.regs):
-		fmt.Fprintf(&b, "nothing here can unregister %s, so %s after the last error return", them, late)
+	case unchecked == len(regs):
+		return fmt.Sprintf("Unregister cannot take back a collector that describes nothing, so %s after the last error return", late)
+	case unowned == len(regs) && handsNothing != nil:
+		return fmt.Sprintf("nothing here can unregister %s: make %s hand %s back, or call it after the last error return", them, c.funcName(handsNothing), them)
+	case unowned+unchecked == len(regs):
+		return fmt.Sprintf("nothing here can unregister %s, so %s after the last error return", them, late)
 	case unowned > 0 && handsNothing != nil:
-		fmt.Fprintf(&b, "unregister them before returning, and call %s, which hands back nothing to unregister with, after the last error return", c.funcName(handsNothing))
+		return fmt.Sprintf("unregister them before returning, and call %s, which hands back nothing to unregister with, after the last error return", c.funcName(handsNothing))
 	case unowned > 0:
-		b.WriteString("unregister them before returning, and make the calls that hand back nothing to unregister with after the last error return")
+		return "unregister them before returning, and make the calls that hand back nothing to unregister with after the last error return"
 	case m != nil:
-		fmt.Fprintf(&b, "unregister %s, or call %s, before returning", them, methodName(first.owner, m))
+		return fmt.Sprintf("unregister %s, or call %s, before returning", them, methodName(first.owner, m))
 	case unchecked > 0:
-		b.WriteString("unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return")
-	default:
-		fmt.Fprintf(&b, "unregister %s before returning, or %s after the last error return", them, late)
+		return "unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return"
 	}
-	return b.String()
+	return fmt.Sprintf("unregister %s before returning, or %s after the last error return", them, late)
 }
 
 // places returns, for each place where l's registrations were made (a

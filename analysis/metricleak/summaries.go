@@ -112,6 +112,9 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			if regParam >= 0 && regParam == f.Registerer && r.opaque {
 				f.Opaque = true
 			}
+			if res >= 0 && res == f.Result && c.surelyFails(ret) && resultOfCollectors(ret, res) {
+				f.OnError = true
+			}
 			callers := false // r registers a collector its caller gave it, which the caller names
 			if res < 0 && regParam == f.Registerer && r.collector != nil {
 				if js := collectorParams(fn, r.collector, 0); js != nil {
@@ -124,8 +127,12 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 					slices.Sort(f.Collectors)
 				}
 			}
-			if res < 0 && regParam >= 0 && regParam == f.Registerer && !callers && !r.handedAtOnce() && !c.surelyFails(ret) {
-				f.Own = true // left with the caller's registerer on success, and handed to nobody
+			if res < 0 && regParam >= 0 && regParam == f.Registerer && !callers && !r.handedAtOnce() && !c.surelyFails(ret) &&
+				!coveredBefore(r, eff, handsOn) && c.reaches(r, ret, false, func(instr ssa.Instruction) bool { return eff[instr] != none }) {
+				// Left with the caller's registerer on success, and
+				// handed to nobody: not sent on a channel, given to a
+				// goroutine or kept anywhere on the way.
+				f.Own = true
 			}
 			if len(f.Metrics) == 0 && len(r.metrics) > 0 {
 				f.Site = r.siteString(c.pass) // where the names it lists were registered, as a message names it

@@ -4,6 +4,7 @@
 package sqlstore
 
 import (
+	"context"
 	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,4 +78,84 @@ func OpenPool(reg prometheus.Registerer) *Pool { // want OpenPool:"registers sql
 	size := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_pool_size"})
 	reg.MustRegister(size)
 	return newPool(size)
+}
+
+// OpenAll hands back the collectors it registered, also when it then
+// fails, for its caller to unregister: that return is no leak of its own.
+func OpenAll(reg prometheus.Registerer, ping func() error) ([]prometheus.Collector, error) { // want OpenAll:"registers sqlstore_all_open at sqlstore/sqlstore.go:\\d+ \\(result 0, registerer 0, on error\\)"
+	open := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_all_open"})
+	if err := reg.Register(open); err != nil {
+		return nil, err
+	}
+	cs := []prometheus.Collector{open}
+	if err := ping(); err != nil {
+		return cs, err
+	}
+	return cs, nil
+}
+
+// found is what the registerer a probe is given answers with.
+type found struct{}
+
+func (*found) Error() string { return "sqlstore: found" }
+
+var errFound = &found{}
+
+// Probe registers a probe, which the registerer refuses with an error
+// saying what it found, and takes it back if the registerer took it.
+func Probe(reg prometheus.Registerer) bool {
+	p := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_probe"})
+	err := reg.Register(p)
+	var f *found
+	if errors.As(err, &f) {
+		return true
+	}
+	if err == nil {
+		reg.Unregister(p)
+	}
+	return false
+}
+
+// ProbeIs and ProbeAsType do so with errors.Is and errors.AsType.
+func ProbeIs(reg prometheus.Registerer) bool {
+	p := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_probe"})
+	err := reg.Register(p)
+	if errors.Is(err, errFound) {
+		return true
+	}
+	if err == nil {
+		reg.Unregister(p)
+	}
+	return false
+}
+
+func ProbeAsType(reg prometheus.Registerer) bool {
+	p := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_probe"})
+	err := reg.Register(p)
+	if _, ok := errors.AsType[*found](err); ok {
+		return true
+	}
+	if err == nil {
+		reg.Unregister(p)
+	}
+	return false
+}
+
+// Watch unregisters what it registers when ctx ends, in a goroutine it
+// starts: its caller owns the registration through ctx.
+func Watch(ctx context.Context, reg prometheus.Registerer) error { // want Watch:"registers sqlstore_watched at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 1\\)" Watch:"never fails" Watch:"keeps 0>-1 1>-1"
+	c := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_watched"})
+	reg.MustRegister(c)
+	go func() {
+		<-ctx.Done()
+		reg.Unregister(c)
+	}()
+	return nil
+}
+
+// Send sends what it registers to its caller.
+func Send(reg prometheus.Registerer, ch chan<- prometheus.Collector) { // want Send:"registers sqlstore_sent at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 0\\)"
+	c := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_sent"})
+	reg.MustRegister(c)
+	ch <- c
 }

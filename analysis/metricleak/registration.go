@@ -185,8 +185,10 @@ func (c *checker) registrationAt(call *ssa.Call) *registration {
 	if !c.addRegisterer(r) {
 		return nil
 	}
-	// A registerer the function made can unregister what went through it.
-	r.unowned = r.unowned && len(r.seeds) == 0
+	// A scope, or a registerer the function made with a method that
+	// unregisters (all that went through it, say), can take back what
+	// the callee registered through it.
+	r.unowned = r.unowned && !r.scope && !slices.ContainsFunc(r.seeds, func(v ssa.Value) bool { return c.undoMethodOf(v.Type()) != nil })
 	return r
 }
 

@@ -214,11 +214,13 @@ func plural(n int, singular, plural string) string { return pick(n == 1, singula
 // if there is none. A method named Unregister-something is preferred. The
 // method of an interface is never suggested: nothing is known of what it
 // does.
-func (c *checker) undoMethod(r *registration) *types.Func {
-	if r.owner == nil || types.IsInterface(r.owner) {
+func (c *checker) undoMethod(r *registration) *types.Func { return c.undoMethodOf(r.owner) }
+
+// undoMethodOf is undoMethod for a value of type t, or nil.
+func (c *checker) undoMethodOf(t types.Type) *types.Func {
+	if t == nil || types.IsInterface(t) {
 		return nil
 	}
-	t := r.owner
 	if _, isPtr := t.Underlying().(*types.Pointer); !isPtr {
 		t = types.NewPointer(t)
 	}

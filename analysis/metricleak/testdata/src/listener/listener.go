@@ -230,3 +230,12 @@ func ListenScopedAndNot(parent *registry.Scope, reg prometheus.Registerer, liste
 	}
 	return listen() // want `^scoped and sqlstore_open_connections registered at listener\.go:\d+ and 1 other place stay registered when this returns an error: close its scope before returning; for the others, nothing here can unregister them: make sqlstore\.Open hand them back, or call it after the last error return$`
 }
+
+// ListenPrefixed gives the store a client_golang wrapper it made, which
+// cannot unregister what went through it.
+func ListenPrefixed(reg prometheus.Registerer, listen func() error) error { // want ListenPrefixed:"registers kv_sqlstore_open_connections at sqlstore/sqlstore.go:\\d+ \\(result -1, registerer 0, own\\)"
+	if _, err := sqlstore.Open("kv", prometheus.WrapRegistererWithPrefix("kv_", reg)); err != nil {
+		return err
+	}
+	return listen() // want `^kv_sqlstore_open_connections registered at sqlstore/sqlstore\.go:\d+ \(via sqlstore\.Open\) stays registered when this returns an error: nothing here can unregister it: make sqlstore\.Open hand it back, or call it after the last error return$`
+}

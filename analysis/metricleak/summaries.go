@@ -74,6 +74,7 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 // still.
 func (c *checker) summary(fn *ssa.Function) *registersFact {
 	var f *registersFact
+	onError := -1 // the result that hands the collectors back with an error that is never nil
 	for _, r := range c.registrations(fn) {
 		o := c.ownersOf(fn, r.seeds)
 		eff := c.effects(fn, o)
@@ -112,8 +113,8 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			if regParam >= 0 && regParam == f.Registerer && r.opaque {
 				f.Opaque = true
 			}
-			if res >= 0 && res == f.Result && c.surelyFails(ret) && resultOfCollectors(ret, res) {
-				f.OnError = true
+			if res >= 0 && c.surelyFails(ret) && resultOfCollectors(ret, res) && (onError < 0 || res < onError) {
+				onError = res
 			}
 			callers := false // r registers a collector its caller gave it, which the caller names
 			if res < 0 && regParam == f.Registerer && r.collector != nil {
@@ -140,6 +141,11 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			f.Metrics = appendNew(f.Metrics, r.metrics...)
 			f.Unnamed = f.Unnamed || r.unnamed && !callers
 		}
+	}
+	if f != nil && onError >= 0 {
+		// The caller owns what that result holds, also when the call
+		// fails: it is the owner the fact names.
+		f.Result, f.OnError = onError, true
 	}
 	return f
 }

@@ -239,3 +239,12 @@ func ListenPrefixed(reg prometheus.Registerer, listen func() error) error { // w
 	}
 	return listen() // want `^kv_sqlstore_open_connections registered at sqlstore/sqlstore\.go:\d+ \(via sqlstore\.Open\) stays registered when this returns an error: nothing here can unregister it: make sqlstore\.Open hand it back, or call it after the last error return$`
 }
+
+// Connect hands on what sqlstore.Instrument hands back, also when it fails.
+func Connect(reg prometheus.Registerer, ping func() error) (*sqlstore.Connector, []prometheus.Collector, error) { // want Connect:"registers sqlstore_connects at sqlstore/sqlstore.go:\\d+ \\(result 1, registerer 0, on error\\)"
+	c, cs, err := sqlstore.Instrument(reg, ping)
+	if err != nil {
+		return nil, cs, err
+	}
+	return c, cs, nil
+}

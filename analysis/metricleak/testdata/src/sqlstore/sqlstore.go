@@ -159,3 +159,21 @@ func Send(reg prometheus.Registerer, ch chan<- prometheus.Collector) { // want S
 	reg.MustRegister(c)
 	ch <- c
 }
+
+// Connector is a connection that holds its gauge.
+type Connector struct{ connects prometheus.Gauge }
+
+// Instrument hands back the collectors it registered beside a connector
+// that holds them, and the collectors alone when it then fails: they are
+// the owner its fact names.
+func Instrument(reg prometheus.Registerer, ping func() error) (*Connector, []prometheus.Collector, error) { // want Instrument:"registers sqlstore_connects at sqlstore/sqlstore.go:\\d+ \\(result 1, registerer 0, on error\\)"
+	connects := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sqlstore_connects"})
+	if err := reg.Register(connects); err != nil {
+		return nil, nil, err
+	}
+	cs := []prometheus.Collector{connects}
+	if err := ping(); err != nil {
+		return nil, cs, err
+	}
+	return &Connector{connects: connects}, cs, nil
+}

@@ -61,8 +61,9 @@ type registersFact struct {
 	OnError bool
 	// Own is set when some of those registrations are of collectors the
 	// function made itself and handed to nobody (Result is -1): nothing
-	// the caller holds can unregister them, and only a scope given as
-	// Registerer can take them back.
+	// the caller holds can unregister them, and only what it gives as
+	// Registerer can take them back, if that is a scope or another
+	// registerer with a method that unregisters.
 	Own bool
 	// Opaque is set when some of those registrations went from Registerer
 	// through a call, other than client_golang's wrappers, that takes a

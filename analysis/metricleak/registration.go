@@ -50,7 +50,8 @@ type registration struct {
 	// unowned is set for a call to a function that registers collectors
 	// of its own through the registerer the call gives it and hands them
 	// to nobody (registersFact.Own), when that registerer is no scope and
-	// none the caller made: nothing in the caller can unregister them.
+	// has no method that unregisters: nothing in the caller can
+	// unregister them.
 	unowned bool
 	// collector is the collector given to Register or MustRegister, or
 	// nil: where it describes nothing, Unregister cannot take it back (see

@@ -85,6 +85,9 @@ func (c *checker) message(l *leak, places []*registration) string {
 		if len(rest) > 0 {
 			// Closing the scope does not undo what went elsewhere.
 			others := slices.DeleteFunc(slices.Clone(places), func(r *registration) bool { return r.scope })
+			if len(others) == 0 {
+				others = rest // made at the places of scoped ones
+			}
 			b.WriteString("; for the others, " + c.remedy(rest, others, "them"))
 		}
 		return b.String()

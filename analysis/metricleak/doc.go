@@ -53,12 +53,13 @@
 //     calls prometheus.MustRegister(c)), which the caller then owns as if
 //     it had registered the collector itself;
 //   - a call to a function known to register, through the registerer the
-//     caller passed in (other than a scope), collectors of its own that it
-//     hands to nobody (returns, keeps, sends on a channel or gives a
-//     goroutine) and leaves registered when it succeeds: an opener
-//     that registers a pool's collector and hands back the pool without
-//     it. Nothing the caller holds can unregister those, so the message
-//     says to make the call after the last error return.
+//     caller passed in, collectors of its own that it hands to nobody
+//     (returns, keeps, sends on a channel or gives a goroutine) and leaves
+//     registered when it succeeds: an opener that registers a pool's
+//     collector and hands back the pool without it. Unless that registerer
+//     is a scope, or one the caller made with a method that unregisters,
+//     nothing the caller holds can unregister those, and the message says
+//     so.
 //
 // Such a function carries a fact, so this works across packages.
 //
@@ -157,7 +158,7 @@
 // branch taken where errors.As, errors.AsType, or errors.Is with a target
 // other than nil, finds the error to match is taken after a failure too.
 // A callee that hands the collectors themselves back with its error (see
-// below) leaves them to its caller, whose failure branch is then followed.
+// above) leaves them to its caller, whose failure branch is then followed.
 // Likewise, a branch taken where a value that holds what was registered is
 // nil (if c != nil { reg.Unregister(c) }) is not taken after the
 // registration: a registered collector is not nil, and a callee that handed

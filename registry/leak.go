@@ -53,8 +53,8 @@ func (l Leak) String() string {
 // it. It takes back all of it, also metrics that code still writes through a
 // scope whose handle was dropped (a Child kept only as a labelled view; see
 // WithLeakReport). A report may call it when what wrote them is gone; a
-// leaked scope nested in an open one is also closed when that one is. Close on a Leak that no report gave
-// returns nil.
+// leaked scope nested in an open one is also closed when that one is. Close
+// on a Leak that no report gave returns nil.
 func (l Leak) Close() error {
 	if l.n == nil {
 		return nil

@@ -299,13 +299,12 @@ func (s *Scope) register(c prometheus.Collector) (holder prometheus.Collector, e
 //
 // When the error is an AlreadyRegisteredError, the panic value is an error
 // that names s, if its String is not empty, and the scope holding the metric
-// ("this scope" if it is s; "scope NAME", or "a scope with no name, labels
-// or prefix", if its String differs from s's; "another scope NAME" if its
-// String is s's, "another scope with no name, labels or prefix" if both are
-// empty, an older generation of a component still open, say, and where it
-// was made if a leak report or an Index recorded it; and whether it is
-// nested in s, or s in it),
-// or says that it is held outside s's tree, and wraps the
+// ("this scope" if it is s; "scope NAME", or "a scope with no name, labels or
+// prefix", if its String differs from s's; "another scope NAME" if its String
+// is s's, "another scope with no name, labels or prefix" if both are empty,
+// an older generation of a component still open, say, and where it was made
+// if a leak report or an Index recorded it; and whether it is nested in s, or
+// s in it), or says that it is held outside s's tree, and wraps the
 // AlreadyRegisteredError, so that errors.As(v.(error),
 // &prometheus.AlreadyRegisteredError{}) still finds it. A scope of another
 // tree is named if it has a prefix or labels, or if both trees are listed in

@@ -213,16 +213,17 @@ func (d *deletion) carrying(v Deleter) []series {
 //
 // Close deletes them in its turn, newest first among everything the scope
 // owns, once: a series written after Close (by a deferred Inc of the
-// component, say) is made again, and nothing deletes it. A call with the same labels and the same vectors as one pending on
-// the scope adds nothing, so a loop that calls DeleteOnClose on every pass
-// does not grow the scope; the same vector means the same value, and
-// MustCurryWith makes a new one on every call: curry once, outside the
-// loop. A Deleter that is or holds a function (an adapter of the user's
-// own, say) is another vector on every call: closures of the same code
-// over other vectors cannot be told apart. On a scope whose Close, or that
-// of a scope it is nested in, has begun, DeleteOnClose deletes at once, and
-// reports nothing. The labels and vecs are copied. If a vector panics in
-// Close, the panic goes on, and the next Close carries on past the call.
+// component, say) is made again, and nothing deletes it. A call with the same
+// labels and the same vectors as one pending on the scope adds nothing, so a
+// loop that calls DeleteOnClose on every pass does not grow the scope; the
+// same vector means the same value, and MustCurryWith makes a new one on
+// every call: curry once, outside the loop. A Deleter that is or holds a
+// function (an adapter of the user's own, say) is another vector on every
+// call: closures of the same code over other vectors cannot be told apart. On
+// a scope whose Close, or that of a scope it is nested in, has begun,
+// DeleteOnClose deletes at once, and reports nothing. The labels and vecs are
+// copied. If a vector panics in Close, the panic goes on, and the next Close
+// carries on past the call.
 //
 // DeleteOnClose panics if labels is empty, which would delete every series of
 // the vectors, if no vector is given, if a vector is nil or one of

@@ -186,9 +186,8 @@ func (c *checker) successors(b *ssa.BasicBlock, errs []ssa.Value, notNil func(ss
 }
 
 // matchedError returns the error that cond, a branch's condition, finds to
-// match something only if it is not nil: err of errors.As(err, target),
-// errors.Is(err, target) with a target that is not the constant nil, or the
-// found result of errors.AsType(err). It returns nil for any other
+// match something (see errorsMatch): the result of errors.As or errors.Is,
+// or the found result of errors.AsType. It returns nil for any other
 // condition.
 func matchedError(cond ssa.Value) ssa.Value {
 	var call *ssa.Call
@@ -196,21 +195,15 @@ func matchedError(cond ssa.Value) ssa.Value {
 	case *ssa.Call:
 		call = x
 	case *ssa.Extract:
-		if c, ok := x.Tuple.(*ssa.Call); ok && x.Index == 1 && isFunc(calleeFunc(c.Common()), "errors", "AsType") {
-			call = c
+		if x.Index == 1 {
+			call, _ = x.Tuple.(*ssa.Call) // only errors.AsType of the three gives a tuple
 		}
 	}
-	if call == nil || len(call.Call.Args) == 0 {
+	if call == nil {
 		return nil
 	}
-	fn := calleeFunc(call.Common())
-	switch {
-	case isFunc(fn, "errors", "AsType") && len(call.Call.Args) == 1,
-		isFunc(fn, "errors", "As") && len(call.Call.Args) == 2,
-		isFunc(fn, "errors", "Is") && len(call.Call.Args) == 2 && !isNil(call.Call.Args[1]):
-		return call.Call.Args[0]
-	}
-	return nil
+	err, _ := errorsMatch(call)
+	return err
 }
 
 // holdsAny reports whether v is one of errs, in the sense of sameError.

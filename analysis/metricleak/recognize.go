@@ -17,6 +17,25 @@ const (
 	lifecyclePath  = "github.com/promscope/promscope/lifecycle"
 )
 
+// errorsMatch recognises a call that tests an error for a match, which can
+// hold only of an error that is not nil: errors.As(err, target),
+// errors.AsType[T](err), and errors.Is(err, target) with a target that is not
+// the constant nil. It returns err, and for As and AsType the type looked
+// for; nil, nil for any other call.
+func errorsMatch(call *ssa.Call) (err ssa.Value, want types.Type) {
+	fn, args := calleeFunc(call.Common()), call.Call.Args
+	switch {
+	case isFunc(fn, "errors", "As") && len(args) == 2:
+		return args[0], typeDeref(root(args[1]).Type())
+	case isFunc(fn, "errors", "AsType") && len(args) == 1 && call.Call.Signature().Results().Len() == 2:
+		// Go 1.26: its first result is the type it looks for.
+		return args[0], call.Call.Signature().Results().At(0).Type()
+	case isFunc(fn, "errors", "Is") && len(args) == 2 && !isNil(args[1]):
+		return args[0], nil
+	}
+	return nil, nil
+}
+
 // pkgPath is the import path of p without a vendor prefix.
 func pkgPath(p *types.Package) string {
 	if p == nil {

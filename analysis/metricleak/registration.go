@@ -455,15 +455,7 @@ func toleratesDuplicate(register *ssa.Call) bool {
 				return true
 			}
 		case *ssa.Call:
-			callee := calleeFunc(x.Common())
-			if isFunc(callee, "errors", "As") && len(x.Call.Args) == 2 &&
-				isNamed(typeDeref(root(x.Call.Args[1]).Type()), prometheusPath, "AlreadyRegisteredError") {
-				return true
-			}
-			// errors.AsType[prometheus.AlreadyRegisteredError](err), of
-			// Go 1.26: its first result is the type it looks for.
-			if res := x.Call.Signature().Results(); isFunc(callee, "errors", "AsType") && res.Len() == 2 &&
-				isNamed(res.At(0).Type(), prometheusPath, "AlreadyRegisteredError") {
+			if _, want := errorsMatch(x); want != nil && isNamed(want, prometheusPath, "AlreadyRegisteredError") {
 				return true
 			}
 		}

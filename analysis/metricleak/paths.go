@@ -21,10 +21,18 @@ func (c *checker) leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa
 	if res := returnsOwned(ret, o); res >= 0 && (!c.surelyFails(ret) || resultOfCollectors(ret, res)) {
 		return false
 	}
+	return c.leftAt(r, ret, eff, true)
+}
+
+// leftAt reports whether r reaches ret as it was made: nothing before r
+// hands it on or defers its undoing, and some path from r to ret (one on
+// which ret may give an error, with failing) has no instruction that undoes,
+// keeps or hands it on.
+func (c *checker) leftAt(r *registration, ret *ssa.Return, eff map[ssa.Instruction]effect, failing bool) bool {
 	if coveredBefore(r, eff, defersUndo, handsOn, keeps) {
 		return false
 	}
-	return c.reaches(r, ret, true, func(instr ssa.Instruction) bool { return eff[instr] != none })
+	return c.reaches(r, ret, failing, func(instr ssa.Instruction) bool { return eff[instr] != none })
 }
 
 // returnsError reports whether ret returns one of errs, the values that

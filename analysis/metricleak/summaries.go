@@ -129,7 +129,7 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 				}
 			}
 			if res < 0 && regParam >= 0 && regParam == f.Registerer && !callers && !r.handedAtOnce() && !c.surelyFails(ret) &&
-				!coveredBefore(r, eff, handsOn) && c.reaches(r, ret, false, func(instr ssa.Instruction) bool { return eff[instr] != none }) {
+				c.leftAt(r, ret, eff, false) {
 				// Left with the caller's registerer on success, and
 				// handed to nobody: not sent on a channel, given to a
 				// goroutine or kept anywhere on the way.

@@ -79,12 +79,12 @@ func (c *checker) message(l *leak, places []*registration) string {
 		b.WriteString("returns an error: ")
 	}
 	them := pick(one, "it", "them")
-	if scoped := slices.DeleteFunc(slices.Clone(l.regs), func(r *registration) bool { return !r.scope }); len(scoped) > 0 {
+	scoped := func(r *registration) bool { return r.scope }
+	if slices.ContainsFunc(l.regs, scoped) {
 		b.WriteString("close its scope before returning")
-		rest := slices.DeleteFunc(slices.Clone(l.regs), func(r *registration) bool { return r.scope })
-		if len(rest) > 0 {
+		if rest := slices.DeleteFunc(slices.Clone(l.regs), scoped); len(rest) > 0 {
 			// Closing the scope does not undo what went elsewhere.
-			others := slices.DeleteFunc(slices.Clone(places), func(r *registration) bool { return r.scope })
+			others := slices.DeleteFunc(slices.Clone(places), scoped)
 			if len(others) == 0 {
 				others = rest // made at the places of scoped ones
 			}

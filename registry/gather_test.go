@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,6 +118,24 @@ func TestGather(t *testing.T) {
 		elsewhere := prometheus.NewPedanticRegistry()
 		elsewhere.MustRegister(scope)
 		promtest.Expose(t, elsewhere, "app_a{} 1", "app_u{} 2")
+	})
+
+	// A metric whose descriptor client_golang's wrappers cannot wrap (one
+	// NewInvalidDesc made, under a prefix) fails that scrape with its error,
+	// as it would if registered raw, and the rest is gathered.
+	t.Run("invalid metric under a prefix", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		bystander := promtest.NewBystander(reg)
+		scope := registry.NewScope(reg, registry.WithPrefix("app_"), registry.WithLabels(prometheus.Labels{"zone": "a"}))
+		bad := errors.New("bad")
+		scope.MustRegister(&promtest.Unchecked{Err: bad})
+		series, err := promtest.Series(reg)
+		if !errors.Is(err, bad) {
+			t.Errorf("Gather error = %v, want %v", err, bad)
+		}
+		if !slices.Equal(series, bystander.Series()) {
+			t.Errorf("Gather exposes %q, want the bystander's %q", series, bystander.Series())
+		}
 	})
 
 	// A collector registered again after an outsider removed it, through

@@ -349,6 +349,14 @@ func TestRegister(t *testing.T) {
 			through: func(reg prometheus.Registerer) prometheus.Registerer {
 				return prometheus.WrapRegistererWith(prometheus.Labels{"zone": "a"}, reg)
 			}},
+		// client_golang's wrappers dereference nil on a descriptor with
+		// an error: the scope passes it on for the registry to refuse.
+		{name: "invalid descriptor, prefixed", opts: []registry.Option{registry.WithPrefix("p_")},
+			give: func() prometheus.Collector { return promtest.Many{prometheus.NewInvalidDesc(errors.New("bad"))} }},
+		{name: "invalid descriptor, labelled", opts: []registry.Option{registry.WithLabels(prometheus.Labels{"zone": "a"})},
+			give: func() prometheus.Collector { return promtest.Many{prometheus.NewInvalidDesc(errors.New("bad"))} }},
+		{name: "invalid descriptor, prefixed and labelled", opts: []registry.Option{registry.WithPrefix("p_"), registry.WithLabels(prometheus.Labels{"zone": "a"})},
+			give: func() prometheus.Collector { return promtest.Many{prometheus.NewInvalidDesc(errors.New("bad"))} }},
 		{name: "other help than a bystander's", give: func() prometheus.Collector {
 			return prometheus.NewGauge(prometheus.GaugeOpts{Name: "other", Help: "Different.", ConstLabels: prometheus.Labels{"k": "v"}})
 		}},

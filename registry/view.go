@@ -2,6 +2,7 @@ package registry
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -69,21 +70,36 @@ func newView(up *view, o options) *view {
 }
 
 // wrapDescs appends ds, as the parent must see them, to dst, in the same
-// order.
+// order. It collects, through the view's wrappers, one metric for each
+// descriptor, and asks each wrapped metric for its descriptor, which
+// client_golang's wrappers make in this goroutine: a descriptor that they
+// cannot wrap, and that makes them dereference nil (one NewInvalidDesc
+// made, under a prefix), is passed on as it is, for the parent to refuse,
+// or for Gather to report, with its error.
 func (v *view) wrapDescs(dst, ds []*prometheus.Desc) []*prometheus.Desc {
 	if len(ds) == 0 {
 		return dst
 	}
 	c := v.wrap.Register(descList(ds)).(captured).c //nolint:errorlint // capture returns it unwrapped, and the wrappers pass it on as it is.
-	// A wrapper sends one descriptor for each that it is given, so the
-	// buffer holds them all and Describe returns without a reader.
-	ch := make(chan *prometheus.Desc, len(ds))
-	c.Describe(ch)
-	close(ch)
-	for d := range ch {
-		dst = append(dst, d)
+	// A wrapper collects one metric for each that it is given, in order,
+	// so the buffer holds them all and Collect returns without a reader.
+	ch := make(chan prometheus.Metric, len(ds))
+	c.Collect(ch)
+	for _, d := range ds {
+		dst = append(dst, wrappedDesc(<-ch, d))
 	}
 	return dst
+}
+
+// wrappedDesc returns the descriptor of m, the metric of d behind
+// client_golang's wrappers, as they make it, or d if they panic making it.
+func wrappedDesc(m prometheus.Metric, d *prometheus.Desc) (wrapped *prometheus.Desc) {
+	defer func() {
+		if recover() != nil {
+			wrapped = d
+		}
+	}()
+	return m.Desc()
 }
 
 // collect collects b's collector as the parent must see it: each metric
@@ -286,8 +302,8 @@ type captured struct{ c prometheus.Collector }
 
 func (captured) Error() string { return "registry: captured" }
 
-// descList is a collector that describes the descriptors it holds and
-// collects nothing.
+// descList is a collector that describes the descriptors it holds, and
+// collects a descMetric of each.
 type descList []*prometheus.Desc
 
 func (l descList) Describe(ch chan<- *prometheus.Desc) {
@@ -296,4 +312,15 @@ func (l descList) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-func (descList) Collect(chan<- prometheus.Metric) {}
+func (l descList) Collect(ch chan<- prometheus.Metric) {
+	for _, d := range l {
+		ch <- descMetric{d}
+	}
+}
+
+// A descMetric stands for its descriptor, to be wrapped: it has no value.
+type descMetric struct{ d *prometheus.Desc }
+
+func (m descMetric) Desc() *prometheus.Desc { return m.d }
+
+func (descMetric) Write(*dto.Metric) error { return errors.New("registry: a descriptor, not a metric") }

@@ -67,18 +67,26 @@ func (g readGauge) Write(out *dto.Metric) error {
 }
 
 // Unchecked is a collector that describes nothing and collects one gauge,
-// Name, set to Value, with the help string Help (the kit's if empty).
+// Name, set to Value, with the help string Help (the kit's if empty); or,
+// if Err is set, a metric that NewInvalidMetric made of Err, whose
+// descriptor NewInvalidDesc made.
 type Unchecked struct {
 	Name  string
 	Help  string
 	Value float64
+	Err   error
 }
 
 // Describe describes nothing: that is what makes u unchecked.
 func (*Unchecked) Describe(chan<- *prometheus.Desc) {}
 
-// Collect collects the gauge, or nothing if u has no Name.
+// Collect collects the gauge, or the invalid metric, or nothing if u has
+// neither Name nor Err.
 func (u *Unchecked) Collect(ch chan<- prometheus.Metric) {
+	if u.Err != nil {
+		ch <- prometheus.NewInvalidMetric(prometheus.NewInvalidDesc(u.Err), u.Err)
+		return
+	}
 	if u.Name == "" {
 		return
 	}

@@ -113,7 +113,13 @@
 //     goroutine with it;
 //   - registering through a *registry.Scope the caller passed in, or
 //     registering a collector the caller passed in or a package variable
-//     holds: the caller, or the program, owns those;
+//     holds: the caller, or the program, owns those. So it does what a
+//     function shares: a result that, on every return, is package
+//     variables, parts of them, a slice or array literal of them, or its
+//     own arguments (a getter of package variables, one or several in a
+//     fresh slice, or a method that returns its receiver; a fact says so
+//     across packages), when the arguments it may be are the caller's or
+//     the program's;
 //   - registering through a registerer parameter of an unexported function
 //     that is used only in calls, each of which passes it a scope (or a
 //     parameter of its own that is one): the constructor a lifecycle.Slot's
@@ -312,12 +318,12 @@
 // program or the receiver, so registering them and failing is not
 // reported, though a retry may then fail with a duplicate registration; so
 // are those of an array or slice literal made of them in the function, as
-// a loop over one registers them. A helper that returns package variables
-// (one, or several in a fresh slice) hides them, though: registering those
-// is reported, and a callee that registers them on its caller's registerer
-// is taken to leave collectors of its own there. A callee that hands back a
-// value owning some of what it registers, and leaves the rest with its
-// caller's registerer, is taken to hand back all of it.
+// a loop over one registers them, and those a function shares (see
+// Rules). A helper that returns package variables on some paths and new
+// collectors on others shares nothing: what it returns is taken to be new.
+// A callee that hands back a value owning some of what it registers, and
+// leaves the rest with its caller's registerer, is taken to hand back all
+// of it.
 //
 // A registry made in the call and kept in a field is followed through the
 // object it is stored in, not through the values of the object's other

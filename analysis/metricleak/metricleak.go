@@ -37,7 +37,7 @@ func newAnalyzer() *analysis.Analyzer {
 		Doc:       packageDoc(docGo),
 		URL:       "https://pkg.go.dev/github.com/promscope/promscope/analysis/metricleak",
 		Requires:  []*analysis.Analyzer{ctrlflow.Analyzer},
-		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact), new(doesNothingFact), new(makesRegistryFact)},
+		FactTypes: []analysis.Fact{new(registersFact), new(unregistersFact), new(keepsFact), new(neverFailsFact), new(doesNothingFact), new(makesRegistryFact), new(sharesFact)},
 		Run:       func(pass *analysis.Pass) (any, error) { return run(pass, cfg) },
 	}
 	a.Flags.BoolVar(&cfg.commands, "commands", false, "check packages main too (their setup ends the process when it fails, so they are skipped by default)")
@@ -75,6 +75,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		unreg:     map[*ssa.Function]bool{},
 		neverFail: map[*ssa.Function]bool{},
 		makesReg:  map[*ssa.Function]bool{},
+		shares:    map[*ssa.Function]*sharesFact{},
 		nilErrs:   map[ssa.Value]bool{},
 		broken:    map[*ssa.Function]bool{},
 		ignores:   findIgnores(pass),
@@ -171,6 +172,7 @@ type checker struct {
 	unreg     map[*ssa.Function]bool           // memo of unregisters
 	neverFail map[*ssa.Function]bool           // memo of neverFails
 	makesReg  map[*ssa.Function]bool           // memo of makesRegistry
+	shares    map[*ssa.Function]*sharesFact    // memo of sharesOf
 	nilErrs   map[ssa.Value]bool               // memo of nilError
 	sentinels map[*ssa.Global]bool             // the package variables this package sets: whether each is never nil
 	calls     map[*ssa.Function]*uses          // how this package's functions are used
@@ -189,7 +191,7 @@ func (c *checker) check(fn *ssa.Function) {
 	regs := c.registrations(fn)
 	leaked := make([][]int, len(rets)) // for each return, the indexes of what it leaves
 	for i, r := range regs {
-		if r.handedAtOnce() {
+		if c.handedAtOnce(r) {
 			continue
 		}
 		o := c.ownersOf(fn, r.seeds)

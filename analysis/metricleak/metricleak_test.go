@@ -83,6 +83,12 @@ func TestAnalyzer(t *testing.T) {
 		// A call to one leaves them with that registerer: nothing the
 		// caller holds can unregister them.
 		{"left with the caller's registerer", "listener"},
+		// Collectors that getters of package variables hand out, in a
+		// fresh slice or through a method that returns its receiver, are
+		// the program's; those they make anew are the caller's.
+		{"getters", "shared"},
+		// The getters say so in facts.
+		{"getters' facts", "getters"},
 		// Code in the Go 1.27 language is analysed (with Go 1.27; with an
 		// older Go the package has no code).
 		{"go1.27", "go127"},

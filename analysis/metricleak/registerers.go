@@ -32,8 +32,9 @@ func (c *checker) addRegisterer(r *registration) bool {
 		case isScope(v) || c.isScopeParam(fn, root(v)):
 			r.scope = true
 			r.seeds = append(r.seeds, scopeRoots(root(v))...)
-		case !outlives(root(v)) && isRegistererType(root(v).Type()):
-			// Made here, not loaded from a local that holds options.
+		case !c.outlivesCall(v) && isRegistererType(root(v).Type()):
+			// Made here, not loaded from a local that holds options,
+			// nor one that a getter shares.
 			r.seeds = append(r.seeds, root(v))
 		}
 	}

@@ -293,25 +293,16 @@ func (r *registration) addCollectors(cs []ssa.Value) {
 // handedAtOnce reports whether a seed outlives the call from the start: the
 // collector or the scope came from the caller or a package variable, so the
 // caller (or nobody) owns the registration.
-func (r *registration) handedAtOnce() bool {
-	return slices.ContainsFunc(r.seeds, func(s ssa.Value) bool { return outlivesFrom(s, 0) })
+func (c *checker) handedAtOnce(r *registration) bool {
+	return slices.ContainsFunc(r.seeds, c.outlivesCall)
 }
 
-// outlivesFrom reports whether v is part of a value that outlives the call:
-// a parameter, the function's copy of one, a captured or package variable,
-// or an element of an array or slice literal all of whose elements are
-// (depth bounds the nesting of literals followed).
-func outlivesFrom(v ssa.Value, depth int) bool {
-	h := root(v)
-	if a, ok := h.(*ssa.Alloc); ok {
-		if spilled(a) != nil {
-			return true // a part of the function's copy of a parameter
-		}
-		if elems := literal(a); elems != nil && depth < 4 {
-			return !slices.ContainsFunc(elems, func(e ssa.Value) bool { return !outlivesFrom(e, depth+1) })
-		}
-	}
-	return outlives(h)
+// outlivesCall reports whether v is made only of values that outlive the
+// call of the function it is a value of (see sharedFrom), captured
+// variables included.
+func (c *checker) outlivesCall(v ssa.Value) bool {
+	_, ok := c.sharedFrom(v, true, map[ssa.Value]bool{})
+	return ok
 }
 
 // literal returns the elements of the array or slice literal that v is an

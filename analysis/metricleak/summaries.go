@@ -12,7 +12,8 @@ import (
 // summarize computes the registersFact and keepsFact of each function of
 // the package, repeating until none changes so that a function calling
 // another of the package, declared later, sees its facts; then exports
-// them, with the unregistersFact, neverFailsFact and makesRegistryFact,
+// them, with the unregistersFact, neverFailsFact, makesRegistryFact and
+// sharesFact,
 // for the functions that other packages can call.
 func (c *checker) summarize(funcs []*ssa.Function) {
 	for range 8 {
@@ -53,6 +54,9 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 			}
 			if c.makesRegistry(fn) {
 				c.pass.ExportObjectFact(obj, new(makesRegistryFact))
+			}
+			if f := c.sharesOf(fn); f != nil {
+				c.pass.ExportObjectFact(obj, f)
 			}
 			if obj.Signature().Recv() != nil && (obj.Name() == "Describe" || registererMethod(obj, "Register") || registererMethod(obj, "MustRegister")) && doesNothing(fn) {
 				c.pass.ExportObjectFact(obj, new(doesNothingFact))
@@ -128,7 +132,7 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 					slices.Sort(f.Collectors)
 				}
 			}
-			if res < 0 && regParam >= 0 && regParam == f.Registerer && !callers && !r.handedAtOnce() && !c.surelyFails(ret) &&
+			if res < 0 && regParam >= 0 && regParam == f.Registerer && !callers && !c.handedAtOnce(r) && !c.surelyFails(ret) &&
 				c.leftAt(r, ret, eff, false) {
 				// Left with the caller's registerer on success, and
 				// handed to nobody: not sent on a channel, given to a

@@ -105,7 +105,10 @@ func NewCounter(o CounterOpts) Counter                         { return &metric{
 func NewGaugeFunc(o GaugeOpts, f func() float64) GaugeFunc     { return &metric{o.Name} }
 func NewCounterVec(o CounterOpts, labels []string) *CounterVec { return &CounterVec{&metric{o.Name}} }
 
-func WrapRegistererWith(l Labels, r Registerer) Registerer       { return r }
-func WrapRegistererWithPrefix(p string, r Registerer) Registerer { return r }
+// The wrappers make a new Registerer, as client_golang's do.
+func WrapRegistererWith(l Labels, r Registerer) Registerer       { return &wrapping{r} }
+func WrapRegistererWithPrefix(p string, r Registerer) Registerer { return &wrapping{r} }
+
+type wrapping struct{ Registerer }
 
 var errStub = errors.New("stub")

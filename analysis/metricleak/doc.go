@@ -71,7 +71,9 @@
 // function made and registered through (a wrapper that can unregister all
 // it registered, say), and whatever they are stored in, captured by, pushed
 // on, or given to a function that keeps its argument in another (a fact
-// carries this too). A string or number read from an owner carries
+// carries this too). A collector registered in a loop over an array or
+// slice literal has the literal's elements, and what they are parts of,
+// for owners too: the struct whose fields the literal lists. A string or number read from an owner carries
 // nothing. It is undone by
 //
 //   - Unregister of an owner, on any registerer;

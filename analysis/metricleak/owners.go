@@ -50,11 +50,18 @@ func (o *owners) undoesWhenCalled(v ssa.Value) bool {
 // ownersOf follows the seeds of a registration through fn: into the objects
 // they are stored in, the closures that capture them, the phis that merge
 // them, the lifecycle stacks they are pushed on, and the arguments of calls
-// that keep them there.
+// that keep them there. A seed that is an element of an array or slice
+// literal, as a loop over one registers it, has the objects its elements
+// are part of for owners too: the struct whose fields the literal lists.
 func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 	o := &owners{roots: map[ssa.Value]bool{}, undoFns: map[ssa.Value]bool{}}
 	for _, s := range seeds {
 		o.roots[root(s)] = true
+		for _, e := range literal(s) {
+			if h := root(e); !outlives(h) {
+				o.roots[h] = true
+			}
+		}
 	}
 	for changed := true; changed; {
 		changed = false

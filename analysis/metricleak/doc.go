@@ -72,8 +72,9 @@
 // it registered, say), and whatever they are stored in, captured by, pushed
 // on, or given to a function that keeps its argument in another (a fact
 // carries this too). A collector registered in a loop over an array or
-// slice literal has the literal's elements, and what they are parts of,
-// for owners too: the struct whose fields the literal lists. A string or number read from an owner carries
+// slice literal has for owner too the object that all the literal's
+// elements are parts of, if there is one: the struct whose fields the
+// literal lists. A string or number read from an owner carries
 // nothing. It is undone by
 //
 //   - Unregister of an owner, on any registerer;
@@ -121,7 +122,8 @@
 //     own arguments (a getter of package variables, one or several in a
 //     fresh slice, or a method that returns its receiver; a fact says so
 //     across packages), when the arguments it may be are the caller's or
-//     the program's;
+//     the program's. A literal, or a copy of an argument, that the
+//     function stores anything else into is its own;
 //   - registering through a registerer parameter of an unexported function
 //     that is used only in calls, each of which passes it a scope (or a
 //     parameter of its own that is one): the constructor a lifecycle.Slot's
@@ -323,9 +325,10 @@
 // a loop over one registers them, and those a function shares (see
 // Rules). A helper that returns package variables on some paths and new
 // collectors on others shares nothing: what it returns is taken to be new.
-// A callee that hands back a value owning some of what it registers, and
-// leaves the rest with its caller's registerer, is taken to hand back all
-// of it.
+// A literal, or a copy of an argument, given to a call is taken not to be
+// written by it. A callee that hands back a value owning some of what it
+// registers, and leaves the rest with its caller's registerer, is taken to
+// hand back all of it.
 //
 // A registry made in the call and kept in a field is followed through the
 // object it is stored in, not through the values of the object's other

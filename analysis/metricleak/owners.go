@@ -51,16 +51,15 @@ func (o *owners) undoesWhenCalled(v ssa.Value) bool {
 // they are stored in, the closures that capture them, the phis that merge
 // them, the lifecycle stacks they are pushed on, and the arguments of calls
 // that keep them there. A seed that is an element of an array or slice
-// literal, as a loop over one registers it, has the objects its elements
-// are part of for owners too: the struct whose fields the literal lists.
+// literal, as a loop over one registers it, has for owner too the object
+// that all the literal's elements are parts of, if there is one: the struct
+// whose fields the literal lists.
 func (c *checker) ownersOf(fn *ssa.Function, seeds []ssa.Value) *owners {
 	o := &owners{roots: map[ssa.Value]bool{}, undoFns: map[ssa.Value]bool{}}
 	for _, s := range seeds {
 		o.roots[root(s)] = true
-		for _, e := range literal(s) {
-			if h := root(e); !outlives(h) {
-				o.roots[h] = true
-			}
+		if h := commonRoot(literal(s)); h != nil && !outlives(h) {
+			o.roots[h] = true
 		}
 	}
 	for changed := true; changed; {
@@ -171,6 +170,20 @@ func storesInto(call *ssa.Call, o ownerSet) ssa.Value {
 		return root(recv)
 	}
 	return nil
+}
+
+// commonRoot returns the root that all of vs share, or nil if they have
+// none, or differ.
+func commonRoot(vs []ssa.Value) ssa.Value {
+	var h ssa.Value
+	for _, v := range vs {
+		r := root(v)
+		if h != nil && r != h {
+			return nil
+		}
+		h = r
+	}
+	return h
 }
 
 // outlives reports whether a root value lives on after the function returns:

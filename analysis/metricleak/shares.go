@@ -145,6 +145,9 @@ func (c *checker) sharedFrom(v ssa.Value, captured bool, seen map[ssa.Value]bool
 	case *ssa.Parameter:
 		return []int{paramIndex(h.Parent(), h)}, true
 	case *ssa.Alloc:
+		if !filledOnce(h) {
+			break
+		}
 		if p := spilled(h); p != nil {
 			return []int{paramIndex(p.Parent(), p)}, true
 		}
@@ -159,6 +162,53 @@ func (c *checker) sharedFrom(v ssa.Value, captured bool, seen map[ssa.Value]bool
 		}
 	}
 	return nil, false
+}
+
+// filledOnce reports whether a, a function's copy of a parameter or an
+// array that a literal fills, holds only what filled it: the parameter, or
+// one value for each element. Nothing else may store into it, into a part
+// of it or through a slice of it, copy into it, or capture it in a closure
+// that does. A call given a slice of it is taken not to write into it.
+func filledOnce(a *ssa.Alloc) bool {
+	p := spilled(a)
+	filled := map[int64]bool{}
+	var clean func(v ssa.Value) bool
+	clean = func(v ssa.Value) bool {
+		for _, ref := range referrers(v) {
+			switch x := ref.(type) {
+			case *ssa.Store:
+				if x.Addr != v {
+					continue
+				}
+				ia, _ := v.(*ssa.IndexAddr)
+				var k *ssa.Const
+				if ia != nil {
+					k, _ = ia.Index.(*ssa.Const)
+				}
+				switch {
+				case v == a && p != nil && x.Val == p: // the parameter's copy
+				case ia != nil && ia.X == a && k != nil && !filled[k.Int64()]: // the literal's element
+					filled[k.Int64()] = true
+				default:
+					return false
+				}
+			case *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice:
+				if !clean(x.(ssa.Value)) {
+					return false
+				}
+			case *ssa.MakeClosure:
+				if !onlyReads(x, v, 0) {
+					return false
+				}
+			case *ssa.Call:
+				if b, ok := x.Call.Value.(*ssa.Builtin); ok && b.Name() == "copy" && x.Call.Args[0] == v {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return clean(a)
 }
 
 // sharedArgs reports whether v is a result of a call whose callee's

@@ -57,6 +57,28 @@ func (c *Collector) WithClient(client any) *Collector { // want WithClient:"shar
 	return c
 }
 
+// With returns a copy of the collector with a new counter: the copy is
+// the function's own.
+func (c Collector) With() *Collector {
+	c.Requests = Fresh()
+	return &c
+}
+
+// Replaced returns a literal of the package's counter in which it then
+// puts a new one.
+func Replaced() []prometheus.Collector {
+	s := []prometheus.Collector{requests}
+	s[0] = Fresh()
+	return s
+}
+
+// Copied copies new counters into a literal of the package's.
+func Copied() []prometheus.Collector {
+	s := []prometheus.Collector{requests}
+	copy(s, []prometheus.Collector{Fresh()})
+	return s
+}
+
 // Fresh makes a new counter on every call: its caller owns it.
 func Fresh() prometheus.Counter {
 	return prometheus.NewCounter(prometheus.CounterOpts{Name: "fresh_total"})

@@ -68,3 +68,18 @@ func StartSD(reg prometheus.Registerer, run func() error) (*SDManager, error) { 
 	}
 	return mgr, nil
 }
+
+// UndoOne registers two counters of its own in a loop over a literal of
+// them and, when it fails, unregisters only the first.
+func UndoOne(reg prometheus.Registerer, run func() error) error { // want UndoOne:"registers"
+	a := prometheus.NewCounter(prometheus.CounterOpts{Name: "first_total"})
+	b := prometheus.NewCounter(prometheus.CounterOpts{Name: "second_total"})
+	for _, c := range []prometheus.Collector{a, b} {
+		reg.MustRegister(c)
+	}
+	if err := run(); err != nil {
+		reg.Unregister(a)
+		return err // want `^first_total and second_total registered at literal\.go:\d+ stay registered`
+	}
+	return nil
+}

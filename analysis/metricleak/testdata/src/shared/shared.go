@@ -70,3 +70,16 @@ func FluentFresh(reg prometheus.Registerer, start func() error) error { // want 
 	reg.MustRegister(c.WithClient(nil).Requests)
 	return start() // want `^the metrics registered at shared\.go:\d+ stay registered`
 }
+
+// Copies registers what getters made anew in a copy of the program's
+// collector, or in a literal of the program's counters.
+func Copies(reg prometheus.Registerer, start func() error) error { // want Copies:"registers metrics at shared/shared.go:\\d+ \\(result -1, registerer 0, own\\)"
+	reg.MustRegister(getters.Default.With().Requests)
+	for _, c := range getters.Replaced() {
+		reg.MustRegister(c) // related: registered
+	}
+	for _, c := range getters.Copied() {
+		reg.MustRegister(c) // related: registered
+	}
+	return start() // want `^the metrics registered at shared\.go:\d+ and 2 other places stay registered`
+}

@@ -13,8 +13,7 @@ import (
 // the package, repeating until none changes so that a function calling
 // another of the package, declared later, sees its facts; then exports
 // them, with the unregistersFact, neverFailsFact, makesRegistryFact and
-// sharesFact,
-// for the functions that other packages can call.
+// sharesFact, for the functions that other packages can call.
 func (c *checker) summarize(funcs []*ssa.Function) {
 	for range 8 {
 		changed := false

@@ -15,7 +15,7 @@ type gaugeNames struct{ names }
 type conv struct{}
 
 // As is a generic method, which Go 1.27 allows.
-func (conv) As[T any](v T) T { return v }
+func (conv) As[T any](v T) T { return v } // want As:"shares 0<1"
 
 // asString is a method value of an instance of it.
 var asString = conv{}.As[string]

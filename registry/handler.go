@@ -94,16 +94,17 @@ func (x *Index) scopes() []*node {
 // scope, and no name passes for another, or for what is written around it.
 //
 // With the query parameter format=json (format=text asks for text, whatever
-// Accept says, and any other format is answered with 400 Bad Request), or
-// with no format and an Accept header that names application/json with a
-// quality above zero and no lower than that of text/plain (which, as RFC 9110
-// has it, text/* or */* give when text/plain is not named), it writes the
-// same tree as JSON: {"scopes": [scope...]}, each scope an object with
-// "scope", "created" (where it was made, as the text's "made at" gives it,
-// for a scope of a tree with a leak report or an Index; "" for others),
-// "state" ("open", "closing" or "closed"), "collectors", "metrics" (the names
-// as they are: JSON quotes them), "unchecked", "deletes" (the series as the
-// text writes them) and "scopes" (the nested ones).
+// Accept says, any other format is answered with 400 Bad Request, and an
+// empty one is no format), or with no format and an Accept header that names
+// application/json with a quality above zero and no lower than that of
+// text/plain (which, as RFC 9110 has it, text/* or */* give when text/plain
+// is not named), it writes the same tree as JSON: {"scopes": [scope...]},
+// each scope an object with "scope", "created" (where it was made, as the
+// text's "made at" gives it, for a scope of a tree with a leak report or an
+// Index; "" for others), "state" ("open", "closing" or "closed"),
+// "collectors", "metrics" (the names as they are: JSON quotes them),
+// "unchecked", "deletes" (the series as the text writes them) and "scopes"
+// (the nested ones).
 //
 // Handler holds no lock of a scope while it writes: it copies each scope's
 // list under the scope's lock and formats the copy, so that Register,

@@ -214,10 +214,13 @@ func TestHandler(t *testing.T) {
 				t.Errorf("the page is %+v", got)
 			}
 		}
-		// format=text is text whatever Accept says; any other format is
-		// refused.
+		// format=text is text whatever Accept says; an empty format is
+		// none, so Accept decides; any other format is refused.
 		if r := serve(registry.Handler(root), http.MethodGet, "/?format=text", "Accept", "application/json"); !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") || !strings.HasPrefix(body(r), "mirror: 1 collector") {
 			t.Errorf("format=text: Content-Type %q", r.Header.Get("Content-Type"))
+		}
+		if r := serve(registry.Handler(root), http.MethodGet, "/?format=", "Accept", "application/json"); r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("an empty format with Accept: application/json: %d, Content-Type %q, want JSON", r.StatusCode, r.Header.Get("Content-Type"))
 		}
 		for _, f := range []string{"JSON", "xml"} {
 			if r := serve(registry.Handler(root), http.MethodGet, "/?format="+f); r.StatusCode != http.StatusBadRequest || !strings.Contains(body(r), `registry: format must be json or text, not "`+f+`"`) {

@@ -9,14 +9,15 @@ import (
 
 // Gather implements [prometheus.Gatherer]. It returns the metric families of
 // everything s and the scopes nested in it own, sorted by name, with the
-// consistency checks of a prometheus.Registry; a collector that somebody
-// else unregistered behind a scope's back and that was registered again is
-// gathered once. Metrics carry the prefix and labels of s, of the scopes it
-// is nested in and of the wrappers it was made through, as the parent sees
-// them; not what a Registerer between the outermost scope and the registry
-// (such as client_golang's WrapRegistererWith) adds. A closed scope gathers
-// no families and no error. Gather lets a test look at one component alone,
-// for example with testutil.GatherAndCompare, however many others share the
+// consistency checks of a registry that prometheus.NewRegistry makes (not a
+// pedantic one's); a collector that somebody else unregistered behind a
+// scope's back and that was registered again is gathered once. Metrics carry
+// the prefix and labels of s, of the scopes it is nested in and of the
+// wrappers it was made through, as the parent sees them; not what a
+// Registerer between the outermost scope and the registry (such as
+// client_golang's WrapRegistererWith) adds. A closed scope gathers no
+// families and no error. Gather lets a test look at one component alone, for
+// example with testutil.GatherAndCompare, however many others share the
 // registry.
 func (s *Scope) Gather() ([]*dto.MetricFamily, error) {
 	reg := prometheus.NewRegistry()

@@ -102,7 +102,12 @@
 //     package's own that its declaration, and every other store, gives a
 //     new error, or another package's exported ErrXxx that the package sets
 //     to nothing that may be nil), and not a result that a deferred call
-//     may change (defer func() { err = nil }()). The collectors themselves
+//     may change (defer func() { err = nil }()); nor when that error is
+//     another registering call's, alone or among the errors listed in a
+//     call to errors.Join, as in
+//     return m, errors.Join(reg.Register(m.a), reg.Register(m.b)): it is
+//     not nil when that call failed, and what the others registered
+//     stays. The collectors themselves
 //     (a result of one of client_golang's types, or a slice, array or
 //     pointer of them) are handed back even then: returned with an error,
 //     they can only be for the caller to take back;
@@ -209,9 +214,13 @@
 // do: close the scope the metrics went through, or unregister them, or call a
 // method of the value the callee handed back that undoes what the callee
 // registered, or register them (or, registered through a function, call it)
-// after the last error return. Only a method known by a fact to unregister,
-// and called without arguments or type arguments, is named: a method of an
-// interface, of which nothing is known, never is. Where nothing the function
+// after the last error return; where a return gives the error of one of the
+// registrations, which failed there, to unregister each whose registration
+// succeeded, and, if that one is a Register call of the function, that
+// Unregister of one that failed removes the collector it collided with.
+// Only a method known by a fact to unregister, and called without
+// arguments or type arguments, is named: a method of an interface, of
+// which nothing is known, never is. Where nothing the function
 // holds can unregister the registrations (a callee handed nothing back), the
 // message says so, and to have the callee hand them back or to make the call
 // after the last error return.
@@ -303,9 +312,11 @@
 // and a callee that returns its owner together with an error that may be
 // nil (return t, t.start()) is reported nowhere: it hands the owner back,
 // and its caller's branch on that error is taken for one on which nothing
-// was registered. One whose error is never nil there (see Rules) hands
-// nothing back, as Go's convention has its caller ignore the other results,
-// and is reported.
+// was registered. So is one that returns errors.Join of a slice
+// (errors.Join(errs...)): its elements are not followed, even when they
+// are registrations' errors. One whose error is never nil there (see
+// Rules) hands nothing back, as Go's convention has its caller ignore the
+// other results, and is reported.
 // A function that hands back what it registered inside a value that
 // another function makes (return wrap(c), where wrap stores c in a struct
 // it returns) is taken to hand it to nobody: its callers are told that

@@ -197,7 +197,7 @@ func (c *checker) check(fn *ssa.Function) {
 		o := c.ownersOf(fn, r.seeds)
 		eff := c.effects(fn, o)
 		for j, ret := range rets {
-			if c.leaks(r, ret, o, eff) {
+			if c.leaks(r, regs, ret, o, eff) {
 				leaked[j] = append(leaked[j], i)
 			}
 		}

@@ -58,6 +58,10 @@ func TestAnalyzer(t *testing.T) {
 		// what is reported in the callee: returns on that failure are not
 		// reported, also after its error is merged with others'.
 		{"failed", "failed"},
+		// A return that gives a registering call's error, alone or joined
+		// with errors.Join, gives an error when that call failed: what the
+		// others registered stays, though the return hands it back.
+		{"joined", "joined"},
 		// //lint:ignore and //lint:file-ignore silence reports, given a
 		// reason.
 		{"ignore", "ignore"},

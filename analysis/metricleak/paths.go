@@ -10,18 +10,62 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// leaks reports whether registration r stays behind when fn returns at ret:
-// ret does not hand its owner back, nothing before r hands it on or defers
-// its undoing, and some path from r to ret has no instruction that undoes or
-// hands it on. A return whose error is never nil hands nothing back: by Go's
-// convention its caller ignores the other results (return t, err); but
-// the collectors themselves it hands back all the same (see
-// collectorValues).
-func (c *checker) leaks(r *registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
-	if res := returnsOwned(ret, o); res >= 0 && (!c.surelyFails(ret) || resultOfCollectors(ret, res)) {
+// leaks reports whether registration r, one of regs, stays behind when fn
+// returns at ret: ret does not hand its owner back, nothing before r hands
+// it on or defers its undoing, and some path from r to ret has no
+// instruction that undoes or hands it on. A return that fails for r (see
+// failsFor) hands nothing back: by Go's convention its caller ignores the
+// other results (return t, err); but the collectors themselves it hands
+// back all the same (see collectorValues).
+func (c *checker) leaks(r *registration, regs []*registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
+	if res := returnsOwned(ret, o); res >= 0 && (!c.failsFor(r, regs, ret) || resultOfCollectors(ret, res)) {
 		return false
 	}
 	return c.leftAt(r, ret, eff, true)
+}
+
+// failsFor reports whether ret gives an error whenever it is reached with
+// r, one of regs, registered, or whenever another of regs failed: its
+// error is never nil (see surelyFails), or it is another registration's
+// (see givesErrorOf), as in
+// return m, errors.Join(reg.Register(m.a), reg.Register(m.b)). When m.b
+// fails to register, m.a stays registered, and the caller, given an error,
+// ignores m.
+func (c *checker) failsFor(r *registration, regs []*registration, ret *ssa.Return) bool {
+	return c.surelyFails(ret) || slices.ContainsFunc(regs, func(q *registration) bool {
+		return q.call != r.call && q.err != nil && !c.nilError(q.err) && givesErrorOf(ret, q.err)
+	})
+}
+
+// givesErrorOf reports whether ret's error is err, a registering call's
+// error, or errors.Join of errors that include it: not nil whenever err is
+// not.
+func givesErrorOf(ret *ssa.Return, err ssa.Value) bool {
+	i := errorResult(ret.Parent().Signature.Results())
+	if err == nil || i < 0 || resetByDefer(ret, i) {
+		return false
+	}
+	return slices.ContainsFunc(joinedErrors(returned(ret, i)), func(v ssa.Value) bool { return sameError(v, err) })
+}
+
+// joinedErrors returns the errors that v, an error, is not nil with: the
+// arguments of errors.Join, listed in the call, each taken apart in turn,
+// or v itself. A Join of a slice it cannot follow (errors.Join(errs...))
+// gives none.
+func joinedErrors(v ssa.Value) []ssa.Value {
+	call, ok := v.(*ssa.Call)
+	if !ok || !isFunc(calleeFunc(call.Common()), "errors", "Join") || len(call.Call.Args) != 1 {
+		return []ssa.Value{v}
+	}
+	args, spread := varargs(call.Call.Args[0])
+	if spread {
+		return nil
+	}
+	var errs []ssa.Value
+	for _, a := range args {
+		errs = append(errs, joinedErrors(a)...)
+	}
+	return errs
 }
 
 // leftAt reports whether r reaches ret as it was made: nothing before r

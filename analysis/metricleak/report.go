@@ -88,17 +88,38 @@ func (c *checker) message(l *leak, places []*registration) string {
 			if len(others) == 0 {
 				others = rest // made at the places of scoped ones
 			}
-			b.WriteString("; for the others, " + c.remedy(rest, others, "them"))
+			b.WriteString("; for the others, " + c.remedy(rest, others, "them", failedOne(rest, l.rets)))
 		}
 		return b.String()
 	}
-	b.WriteString(c.remedy(l.regs, places, them))
+	b.WriteString(c.remedy(l.regs, places, them, failedOne(l.regs, l.rets)))
 	return b.String()
 }
 
+// failedOne returns one of regs whose error one of rets gives (see
+// givesErrorOf), or nil: there it failed, perhaps by colliding with a
+// collector registered before. A Register call of this function, whose
+// collector it holds, is preferred to a call of another function that
+// registers.
+func failedOne(regs []*registration, rets []*ssa.Return) *registration {
+	var failed *registration
+	for _, r := range regs {
+		if slices.ContainsFunc(rets, func(ret *ssa.Return) bool { return givesErrorOf(ret, r.err) }) {
+			if r.via == nil {
+				return r
+			}
+			if failed == nil {
+				failed = r
+			}
+		}
+	}
+	return failed
+}
+
 // remedy says what undoes regs, registrations made at places (as message
-// gives them) through no scope, them naming their metrics.
-func (c *checker) remedy(regs, places []*registration, them string) string {
+// gives them) through no scope, them naming their metrics, failed the one
+// of them that a return finds failed, if any (see failedOne).
+func (c *checker) remedy(regs, places []*registration, them string, failed *registration) string {
 	first := places[0]
 	// How many of the registrations Unregister cannot take back, and how
 	// many went through a callee that handed nothing back to undo them
@@ -141,6 +162,10 @@ func (c *checker) remedy(regs, places []*registration, them string) string {
 		return fmt.Sprintf("unregister %s, or call %s, before returning", them, methodName(first.owner, m))
 	case unchecked > 0:
 		return "unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return"
+	case failed != nil && failed.via == nil:
+		return "unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with"
+	case failed != nil:
+		return "unregister each whose registration succeeded before returning"
 	}
 	return fmt.Sprintf("unregister %s before returning, or %s after the last error return", them, late)
 }

@@ -77,8 +77,9 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 // still.
 func (c *checker) summary(fn *ssa.Function) *registersFact {
 	var f *registersFact
-	onError := -1 // the result that hands the collectors back with an error that is never nil
-	for _, r := range c.registrations(fn) {
+	onError := -1 // the result that hands the collectors back with an error (see failsFor)
+	regs := c.registrations(fn)
+	for _, r := range regs {
 		o := c.ownersOf(fn, r.seeds)
 		eff := c.effects(fn, o)
 		if coveredBefore(r, eff, keeps) {
@@ -116,7 +117,7 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			if regParam >= 0 && regParam == f.Registerer && r.opaque {
 				f.Opaque = true
 			}
-			if res >= 0 && c.surelyFails(ret) && resultOfCollectors(ret, res) && (onError < 0 || res < onError) {
+			if res >= 0 && c.failsFor(r, regs, ret) && resultOfCollectors(ret, res) && (onError < 0 || res < onError) {
 				onError = res
 			}
 			callers := false // r registers a collector its caller gave it, which the caller names

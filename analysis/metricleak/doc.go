@@ -102,15 +102,19 @@
 //     package's own that its declaration, and every other store, gives a
 //     new error, or another package's exported ErrXxx that the package sets
 //     to nothing that may be nil), and not a result that a deferred call
-//     may change (defer func() { err = nil }()); nor when that error is
-//     another registering call's, alone or among the errors listed in a
-//     call to errors.Join, as in
-//     return m, errors.Join(reg.Register(m.a), reg.Register(m.b)): it is
-//     not nil when that call failed, and what the others registered
-//     stays. The collectors themselves
+//     may change (defer func() { err = nil }()). The collectors themselves
 //     (a result of one of client_golang's types, or a slice, array or
 //     pointer of them) are handed back even then: returned with an error,
-//     they can only be for the caller to take back;
+//     they can only be for the caller to take back. An error that may be
+//     nil hands the owner back, but not on a path where it is the error of
+//     another registering call (or of a later turn of the same call, in a
+//     loop) that failed there: alone, among the errors listed in a call
+//     to errors.Join, or merged into it by a phi, as in
+//     return m, errors.Join(reg.Register(m.a), reg.Register(m.b)) and in
+//     err = reg.Register(m.a); if err == nil { err = reg.Register(m.b) };
+//     return m, err. What the others registered stays, and the caller,
+//     given an error, ignores all the return gives, the collectors too,
+//     and cannot tell which to take back;
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
 //     lifecycle.Stack that is one of these; passing it to a function that
@@ -172,6 +176,9 @@
 // a switch assigns err from a constructor and one test of err follows. A
 // branch taken where errors.As, errors.AsType, or errors.Is with a target
 // other than nil, finds the error to match is taken after a failure too.
+// A branch taken where the error a return gives, or errors.Join of
+// errors that include it, is found nil does not lead to that return giving
+// an error (unless a loop makes the error anew on the way).
 // A callee that hands the collectors themselves back with its error (see
 // above) leaves them to its caller, whose failure branch is then followed.
 // Likewise, a branch taken where a value that holds what was registered is
@@ -214,10 +221,11 @@
 // do: close the scope the metrics went through, or unregister them, or call a
 // method of the value the callee handed back that undoes what the callee
 // registered, or register them (or, registered through a function, call it)
-// after the last error return; where a return gives the error of one of the
-// registrations, which failed there, to unregister each whose registration
-// succeeded, and, if that one is a Register call of the function, that
-// Unregister of one that failed removes the collector it collided with.
+// after the last error return; where one of the registrations may have
+// failed at a return that leaves the others (the return gives its error,
+// as above), to unregister each whose registration succeeded, and, if the
+// function holds that one's collector, that Unregister of one that failed
+// removes the collector it collided with.
 // Only a method known by a fact to unregister, and called without
 // arguments or type arguments, is named: a method of an interface, of
 // which nothing is known, never is. Where nothing the function
@@ -312,9 +320,10 @@
 // and a callee that returns its owner together with an error that may be
 // nil (return t, t.start()) is reported nowhere: it hands the owner back,
 // and its caller's branch on that error is taken for one on which nothing
-// was registered. So is one that returns errors.Join of a slice
-// (errors.Join(errs...)): its elements are not followed, even when they
-// are registrations' errors. One whose error is never nil there (see
+// was registered. So is one that returns errors.Join of a slice other
+// than a literal (errors.Join(errs...) after errs = append(errs, err)):
+// its elements are not followed, even when they are registrations'
+// errors. One whose error is never nil there (see
 // Rules) hands nothing back, as Go's convention has its caller ignore the
 // other results, and is reported.
 // A function that hands back what it registered inside a value that

@@ -56,9 +56,8 @@ type registersFact struct {
 	// collectors registered there are its own leak, if any.
 	Collectors []int
 	// OnError is set when the function hands the collectors themselves
-	// back through Result also with an error, one that is never nil or
-	// another registration's: its caller must take them back when the
-	// call fails too.
+	// back through Result also with an error that is never nil: its
+	// caller must take them back when the call fails too.
 	OnError bool
 	// Own is set when some of those registrations are of collectors the
 	// function made itself and handed to nobody (Result is -1): nothing

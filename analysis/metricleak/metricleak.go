@@ -77,6 +77,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		makesReg:  map[*ssa.Function]bool{},
 		shares:    map[*ssa.Function]*sharesFact{},
 		nilErrs:   map[ssa.Value]bool{},
+		givesMemo: map[*ssa.Return]map[ssa.Value]bool{},
 		broken:    map[*ssa.Function]bool{},
 		ignores:   findIgnores(pass),
 	}
@@ -167,18 +168,19 @@ func withInit(pkg *ssa.Package, funcs []*ssa.Function) []*ssa.Function {
 type checker struct {
 	pass      *analysis.Pass
 	pkg       *ssa.Package
-	registers map[*ssa.Function]*registersFact // this package's functions that register and hand on
-	keeps     map[*ssa.Function]*keepsFact     // this package's functions that keep an argument
-	unreg     map[*ssa.Function]bool           // memo of unregisters
-	neverFail map[*ssa.Function]bool           // memo of neverFails
-	makesReg  map[*ssa.Function]bool           // memo of makesRegistry
-	shares    map[*ssa.Function]*sharesFact    // memo of sharesOf
-	nilErrs   map[ssa.Value]bool               // memo of nilError
-	sentinels map[*ssa.Global]bool             // the package variables this package sets: whether each is never nil
-	calls     map[*ssa.Function]*uses          // how this package's functions are used
-	scopes    map[scopeKey]bool                // memo of scopeParam
-	broken    map[*ssa.Function]bool           // functions whose analysis panicked
-	ignores   *ignores                         // the //lint: directives of the package
+	registers map[*ssa.Function]*registersFact   // this package's functions that register and hand on
+	keeps     map[*ssa.Function]*keepsFact       // this package's functions that keep an argument
+	unreg     map[*ssa.Function]bool             // memo of unregisters
+	neverFail map[*ssa.Function]bool             // memo of neverFails
+	makesReg  map[*ssa.Function]bool             // memo of makesRegistry
+	shares    map[*ssa.Function]*sharesFact      // memo of sharesOf
+	nilErrs   map[ssa.Value]bool                 // memo of nilError
+	givesMemo map[*ssa.Return]map[ssa.Value]bool // memo of givesOf
+	sentinels map[*ssa.Global]bool               // the package variables this package sets: whether each is never nil
+	calls     map[*ssa.Function]*uses            // how this package's functions are used
+	scopes    map[scopeKey]bool                  // memo of scopeParam
+	broken    map[*ssa.Function]bool             // functions whose analysis panicked
+	ignores   *ignores                           // the //lint: directives of the package
 }
 
 // check reports, for each set of registrations that fn leaves behind, the

@@ -13,70 +13,135 @@ import (
 // leaks reports whether registration r, one of regs, stays behind when fn
 // returns at ret: ret does not hand its owner back, nothing before r hands
 // it on or defers its undoing, and some path from r to ret has no
-// instruction that undoes or hands it on. A return that fails for r (see
-// failsFor) hands nothing back: by Go's convention its caller ignores the
-// other results (return t, err); but the collectors themselves it hands
-// back all the same (see collectorValues).
+// instruction that undoes or hands it on. A return whose error is never
+// nil hands nothing back: by Go's convention its caller ignores the other
+// results (return t, err); but the collectors themselves it hands back all
+// the same (see collectorValues). A return whose error may be nil hands
+// its owner back, but not on a path where that error is another
+// registration's, which failed (see failures): then the caller ignores
+// all it gives, the collectors too, and cannot tell which to take back.
 func (c *checker) leaks(r *registration, regs []*registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
-	if res := returnsOwned(ret, o); res >= 0 && (!c.failsFor(r, regs, ret) || resultOfCollectors(ret, res)) {
-		return false
+	res := returnsOwned(ret, o)
+	switch {
+	case res < 0:
+		return c.leftAt(r, ret, eff, true, nil)
+	case c.surelyFails(ret):
+		return !resultOfCollectors(ret, res) && c.leftAt(r, ret, eff, true, nil)
 	}
-	return c.leftAt(r, ret, eff, true)
-}
-
-// failsFor reports whether ret gives an error whenever it is reached with
-// r, one of regs, registered, or whenever another of regs failed: its
-// error is never nil (see surelyFails), or it is another registration's
-// (see givesErrorOf), as in
-// return m, errors.Join(reg.Register(m.a), reg.Register(m.b)). When m.b
-// fails to register, m.a stays registered, and the caller, given an error,
-// ignores m.
-func (c *checker) failsFor(r *registration, regs []*registration, ret *ssa.Return) bool {
-	return c.surelyFails(ret) || slices.ContainsFunc(regs, func(q *registration) bool {
-		return q.call != r.call && q.err != nil && !c.nilError(q.err) && givesErrorOf(ret, q.err)
+	return slices.ContainsFunc(c.failures(r, regs, ret), func(q *registration) bool {
+		return c.leftAt(r, ret, eff, true, q)
 	})
 }
 
-// givesErrorOf reports whether ret's error is err, a registering call's
-// error, or errors.Join of errors that include it: not nil whenever err is
-// not.
-func givesErrorOf(ret *ssa.Return, err ssa.Value) bool {
-	i := errorResult(ret.Parent().Signature.Results())
-	if err == nil || i < 0 || resetByDefer(ret, i) {
-		return false
+// failures returns those of regs whose failure ret's error may give, in a
+// run where r is registered there (see mayFail).
+func (c *checker) failures(r *registration, regs []*registration, ret *ssa.Return) []*registration {
+	var qs []*registration
+	for _, q := range regs {
+		if c.mayFail(q, r, ret) {
+			qs = append(qs, q)
+		}
 	}
-	return slices.ContainsFunc(joinedErrors(returned(ret, i)), func(v ssa.Value) bool { return sameError(v, err) })
+	return qs
 }
 
-// joinedErrors returns the errors that v, an error, is not nil with: the
-// arguments of errors.Join, listed in the call, each taken apart in turn,
-// or v itself. A Join of a slice it cannot follow (errors.Join(errs...))
-// gives none.
+// mayFail reports whether ret's error may give the failure of q in a run
+// where r is registered there: ret's error may be made of q's (see
+// givesOf), q's error is not tested nil wherever r's call runs, and q is
+// not r unless its call is in a loop, where a later turn may fail.
+func (c *checker) mayFail(q, r *registration, ret *ssa.Return) bool {
+	switch {
+	case q.err == nil || c.nilError(q.err) || !c.gives(ret, q.err):
+		return false
+	case q == r:
+		return flowsTo(r.call, r.call)
+	}
+	return !testedNil(q.err, r.call.Block())
+}
+
+// gives reports whether ret's error may be made of err (see givesOf).
+func (c *checker) gives(ret *ssa.Return, err ssa.Value) bool {
+	return c.givesOf(ret)[err]
+}
+
+// givesOf returns the values ret's error may be made of: the error, the
+// errors listed in a call to errors.Join that it is (see joinedErrors),
+// the edges of a phi that it is, what was stored in the variable that it
+// is a load of (see sameError), and theirs in turn. A result that a
+// deferred call may change is made of none.
+func (c *checker) givesOf(ret *ssa.Return) map[ssa.Value]bool {
+	if vs, ok := c.givesMemo[ret]; ok {
+		return vs
+	}
+	vs := map[ssa.Value]bool{}
+	if i := errorResult(ret.Parent().Signature.Results()); i >= 0 && !resetByDefer(ret, i) {
+		work := []ssa.Value{returned(ret, i)}
+		for len(work) > 0 {
+			v := work[len(work)-1]
+			work = work[:len(work)-1]
+			if vs[v] {
+				continue
+			}
+			vs[v] = true
+			switch x := v.(type) {
+			case *ssa.Phi:
+				work = append(work, x.Edges...)
+			case *ssa.UnOp:
+				if x.Op == token.MUL {
+					for _, ref := range referrers(x.X) {
+						if st, ok := ref.(*ssa.Store); ok && st.Addr == x.X {
+							work = append(work, st.Val)
+						}
+					}
+				}
+			default:
+				work = append(work, joinedErrors(v)...)
+			}
+		}
+	}
+	c.givesMemo[ret] = vs
+	return vs
+}
+
+// joinedErrors returns the errors that v, a call to errors.Join, lists
+// (errors.Join(a, b)), or none: a slice it cannot follow
+// (errors.Join(errs...)) lists nothing it knows of, and v itself is not
+// taken apart if it is no such call.
 func joinedErrors(v ssa.Value) []ssa.Value {
 	call, ok := v.(*ssa.Call)
 	if !ok || !isFunc(calleeFunc(call.Common()), "errors", "Join") || len(call.Call.Args) != 1 {
-		return []ssa.Value{v}
+		return nil
 	}
 	args, spread := varargs(call.Call.Args[0])
 	if spread {
 		return nil
 	}
-	var errs []ssa.Value
-	for _, a := range args {
-		errs = append(errs, joinedErrors(a)...)
+	return args
+}
+
+// includes reports whether the error v is not nil when one of errs is
+// not: it is one of them (see sameError), or errors.Join of errors that
+// include one.
+func includes(v ssa.Value, errs []ssa.Value) bool {
+	if len(errs) == 0 {
+		return false
 	}
-	return errs
+	if holdsAny(v, errs) {
+		return true
+	}
+	return slices.ContainsFunc(joinedErrors(v), func(p ssa.Value) bool { return includes(p, errs) })
 }
 
 // leftAt reports whether r reaches ret as it was made: nothing before r
 // hands it on or defers its undoing, and some path from r to ret (one on
-// which ret may give an error, with failing) has no instruction that undoes,
-// keeps or hands it on.
-func (c *checker) leftAt(r *registration, ret *ssa.Return, eff map[ssa.Instruction]effect, failing bool) bool {
+// which ret may give an error, with failing, and on which failed failed,
+// if it is not nil: see reaches) has no instruction that undoes, keeps or
+// hands it on.
+func (c *checker) leftAt(r *registration, ret *ssa.Return, eff map[ssa.Instruction]effect, failing bool, failed *registration) bool {
 	if coveredBefore(r, eff, defersUndo, handsOn, keeps) {
 		return false
 	}
-	return c.reaches(r, ret, failing, func(instr ssa.Instruction) bool { return eff[instr] != none })
+	return c.reaches(r, ret, failing, failed, func(instr ssa.Instruction) bool { return eff[instr] != none })
 }
 
 // returnsError reports whether ret returns one of errs, the values that
@@ -108,21 +173,38 @@ func coveredBefore(r *registration, eff map[ssa.Instruction]effect, kinds ...eff
 // kv.createClient assigns err in each case of a switch and tests it once
 // after). With failing set, only a path on which the target may return an
 // error counts: not one where it returns the error of r's call, which is
-// nil if anything was registered. A branch that cannot be taken, because
-// it tests an error known to be nil, or tests for nil a value known not
-// to be nil where the registration was made (see notNil), is no path
-// either.
-func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, cut func(ssa.Instruction) bool) bool {
+// nil if anything was registered, nor one that found the error it returns
+// nil. With failed set, a registration, only a path on which its call (the
+// last time the path passed it; for r, a later time than the first)
+// failed, and the target returns that error, alone or joined with others,
+// counts. A branch that cannot be taken, because it tests an error known
+// to be nil, or tests for nil a value known not to be nil where the
+// registration was made (see notNil) or on the path, is no path either.
+func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, failed *registration, cut func(ssa.Instruction) bool) bool {
+	// gives is the error target returns; tested is gives when a branch
+	// that tests it tells what the target returns: no loop remakes it.
+	var gives, tested ssa.Value
+	if i := errorResult(target.Parent().Signature.Results()); i >= 0 && !resetByDefer(target, i) {
+		gives = returned(target, i)
+		if failing && !remade(gives) {
+			tested = gives
+		}
+	}
 	type state struct {
-		b     *ssa.BasicBlock
-		again bool
-		errs  string // the phis among errs, by name
+		b           *ssa.BasicBlock
+		again       bool
+		errs, fails string // the phis among errs and fails, by name
 	}
 	seen := map[state]bool{}
-	var walk func(b *ssa.BasicBlock, from int, again bool, errs []ssa.Value) bool
-	walk = func(b *ssa.BasicBlock, from int, again bool, errs []ssa.Value) bool {
+	// errs hold the error of r's call, nil where a path passes; fails
+	// that of failed's, not nil.
+	var walk func(b *ssa.BasicBlock, from int, again bool, errs, fails []ssa.Value) bool
+	walk = func(b *ssa.BasicBlock, from int, again bool, errs, fails []ssa.Value) bool {
 		for _, instr := range b.Instrs[from:] {
 			if instr == target {
+				if failed != nil && (gives == nil || !includes(gives, fails)) {
+					return false
+				}
 				return again || !failing || !returnsError(target, errs)
 			}
 			if cut(instr) {
@@ -132,32 +214,48 @@ func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, cut
 				again = true
 				errs = nil
 			}
+			if failed != nil && instr == failed.call {
+				fails = []ssa.Value{failed.err}
+			}
 		}
-		for _, succ := range c.successors(b, errs, r.notNil) {
-			next := carried(b, succ, errs)
-			s := state{succ, again, phiNames(next)}
+		notNil := func(v ssa.Value) bool {
+			return r.notNil(v) || tested != nil && includes(v, []ssa.Value{tested}) || includes(v, fails)
+		}
+		for _, succ := range c.successors(b, errs, notNil) {
+			next, nextFails := carried(b, succ, errs, holdsAny), carried(b, succ, fails, includes)
+			s := state{succ, again, phiNames(next), phiNames(nextFails)}
 			if !seen[s] {
 				seen[s] = true
-				if walk(succ, 0, again, next) {
+				if walk(succ, 0, again, next, nextFails) {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	var errs []ssa.Value
+	var errs, fails []ssa.Value
 	if r.err != nil {
 		errs = []ssa.Value{r.err}
 	}
+	if failed != nil && failed != r {
+		fails = []ssa.Value{failed.err}
+	}
 	b := r.call.Block()
-	return walk(b, index(b, r.call)+1, false, errs)
+	return walk(b, index(b, r.call)+1, false, errs, fails)
 }
 
-// carried returns the values that hold a registering call's error on
-// entering block to from block from, given errs, those that hold it in
-// from: the same, but for the phis of to, each of which holds it if its
-// value for that edge does.
-func carried(from, to *ssa.BasicBlock, errs []ssa.Value) []ssa.Value {
+// remade reports whether v is made by an instruction in a loop: a branch
+// that tested it says nothing of the value a later turn makes.
+func remade(v ssa.Value) bool {
+	instr, ok := v.(ssa.Instruction)
+	return ok && instr.Block() != nil && flowsTo(instr, instr)
+}
+
+// carried returns the values that hold an error on entering block to from
+// block from, given errs, those that hold it in from: the same, but for the
+// phis of to, each of which holds it if its value for that edge does, as
+// holds says.
+func carried(from, to *ssa.BasicBlock, errs []ssa.Value, holds func(ssa.Value, []ssa.Value) bool) []ssa.Value {
 	if len(errs) == 0 {
 		return nil
 	}
@@ -173,7 +271,7 @@ func carried(from, to *ssa.BasicBlock, errs []ssa.Value) []ssa.Value {
 		if !ok {
 			break
 		}
-		if k >= 0 && k < len(phi.Edges) && holdsAny(phi.Edges[k], errs) {
+		if k >= 0 && k < len(phi.Edges) && holds(phi.Edges[k], errs) {
 			next = append(next, phi)
 		}
 	}

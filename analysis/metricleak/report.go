@@ -88,29 +88,32 @@ func (c *checker) message(l *leak, places []*registration) string {
 			if len(others) == 0 {
 				others = rest // made at the places of scoped ones
 			}
-			b.WriteString("; for the others, " + c.remedy(rest, others, "them", failedOne(rest, l.rets)))
+			b.WriteString("; for the others, " + c.remedy(rest, others, "them", c.failedOne(rest, l)))
 		}
 		return b.String()
 	}
-	b.WriteString(c.remedy(l.regs, places, them, failedOne(l.regs, l.rets)))
+	b.WriteString(c.remedy(l.regs, places, them, c.failedOne(l.regs, l)))
 	return b.String()
 }
 
-// failedOne returns one of regs whose error one of rets gives (see
-// givesErrorOf), or nil: there it failed, perhaps by colliding with a
-// collector registered before. A Register call of this function, whose
-// collector it holds, is preferred to a call of another function that
-// registers.
-func failedOne(regs []*registration, rets []*ssa.Return) *registration {
+// failedOne returns one of regs, part of l, that may have failed at one of
+// l's returns while another of l's registrations stays there (see
+// mayFail), or nil: perhaps by colliding with a collector registered
+// before. One of a collector that the function holds is preferred, which
+// Unregister would take for its own.
+func (c *checker) failedOne(regs []*registration, l *leak) *registration {
 	var failed *registration
-	for _, r := range regs {
-		if slices.ContainsFunc(rets, func(ret *ssa.Return) bool { return givesErrorOf(ret, r.err) }) {
-			if r.via == nil {
-				return r
-			}
-			if failed == nil {
-				failed = r
-			}
+	for _, q := range regs {
+		if !slices.ContainsFunc(l.rets, func(ret *ssa.Return) bool {
+			return slices.ContainsFunc(l.regs, func(r *registration) bool { return c.mayFail(q, r, ret) })
+		}) {
+			continue
+		}
+		if q.collector != nil {
+			return q
+		}
+		if failed == nil {
+			failed = q
 		}
 	}
 	return failed
@@ -162,7 +165,7 @@ func (c *checker) remedy(regs, places []*registration, them string, failed *regi
 		return fmt.Sprintf("unregister %s, or call %s, before returning", them, methodName(first.owner, m))
 	case unchecked > 0:
 		return "unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return"
-	case failed != nil && failed.via == nil:
+	case failed != nil && failed.collector != nil:
 		return "unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with"
 	case failed != nil:
 		return "unregister each whose registration succeeded before returning"

@@ -77,9 +77,8 @@ func (c *checker) summarize(funcs []*ssa.Function) {
 // still.
 func (c *checker) summary(fn *ssa.Function) *registersFact {
 	var f *registersFact
-	onError := -1 // the result that hands the collectors back with an error (see failsFor)
-	regs := c.registrations(fn)
-	for _, r := range regs {
+	onError := -1 // the result that hands the collectors back with an error that is never nil
+	for _, r := range c.registrations(fn) {
 		o := c.ownersOf(fn, r.seeds)
 		eff := c.effects(fn, o)
 		if coveredBefore(r, eff, keeps) {
@@ -99,8 +98,8 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 		for _, ret := range returnsIn(fn) {
 			res := returnsOwned(ret, o)
 			switch {
-			case res >= 0 && c.reaches(r, ret, false, cut):
-			case regParam != -1 && c.reaches(r, ret, false, cutOrDeferred):
+			case res >= 0 && c.reaches(r, ret, false, nil, cut):
+			case regParam != -1 && c.reaches(r, ret, false, nil, cutOrDeferred):
 				res = -1
 			default:
 				continue
@@ -117,7 +116,7 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 			if regParam >= 0 && regParam == f.Registerer && r.opaque {
 				f.Opaque = true
 			}
-			if res >= 0 && c.failsFor(r, regs, ret) && resultOfCollectors(ret, res) && (onError < 0 || res < onError) {
+			if res >= 0 && c.surelyFails(ret) && resultOfCollectors(ret, res) && (onError < 0 || res < onError) {
 				onError = res
 			}
 			callers := false // r registers a collector its caller gave it, which the caller names
@@ -133,7 +132,7 @@ func (c *checker) summary(fn *ssa.Function) *registersFact {
 				}
 			}
 			if res < 0 && regParam >= 0 && regParam == f.Registerer && !callers && !c.handedAtOnce(r) && !c.surelyFails(ret) &&
-				c.leftAt(r, ret, eff, false) {
+				c.leftAt(r, ret, eff, false, nil) {
 				// Left with the caller's registerer on success, and
 				// handed to nobody: not sent on a channel, given to a
 				// goroutine or kept anywhere on the way.

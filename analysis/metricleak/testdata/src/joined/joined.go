@@ -1,8 +1,10 @@
-// Package joined returns the errors of registering calls, joined with
-// errors.Join or alone, together with what was registered. Such an error
-// is not nil when one of the calls failed, and then the others'
-// collectors stay registered, though the return gives them back: by Go's
-// convention the caller ignores the other results of a failure.
+// Package joined returns, with what was registered, the errors of
+// registering calls, alone, joined with errors.Join or merged by a phi.
+// Such an error may be nil, so the return hands back what it gives; but
+// where the error is not nil because one of the calls failed, the others'
+// collectors stay registered, and the caller, given an error, ignores all
+// the return gives. Paths on which that failure is undone, or cannot
+// happen, leave nothing.
 package joined
 
 import (
@@ -25,14 +27,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		reg.Register(m.a),
 		reg.Register(m.b), // related: registered
 	)
-	return m, err // want `^joined_a and joined_b registered at joined\.go:25 and 1 other place stay registered when this returns an error: unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with$`
+	return m, err // want `^joined_a and joined_b registered at joined\.go:27 and 1 other place stay registered when this returns an error: unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with$`
 }
 
 // newInline joins them in the return itself, which gives only the error.
 func newInline(reg prometheus.Registerer) error {
 	a := prometheus.NewGauge(prometheus.GaugeOpts{Name: "inline_a"})
 	b := prometheus.NewGauge(prometheus.GaugeOpts{Name: "inline_b"})
-	return errors.Join(reg.Register(a), reg.Register(b)) // want `^inline_a and inline_b registered at joined\.go:35 stay registered when this returns an error: unregister each whose registration succeeded`
+	return errors.Join(reg.Register(a), reg.Register(b)) // want `^inline_a and inline_b registered at joined\.go:37 stay registered when this returns an error: unregister each whose registration succeeded`
 }
 
 // newLast returns the last registration's own error: when it fails, the
@@ -43,7 +45,7 @@ func newLast(reg prometheus.Registerer) (*metrics, error) {
 		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "last_b"}),
 	}
 	reg.MustRegister(m.a)
-	return m, reg.Register(m.b) // want `^last_a registered at joined\.go:45 stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
+	return m, reg.Register(m.b) // want `^last_a registered at joined\.go:47 stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
 }
 
 type pair struct{ a, b *metrics }
@@ -107,33 +109,167 @@ func newUndone(reg prometheus.Registerer) (*metrics, error) {
 	return m, nil
 }
 
-// NewCollectors hands the collectors themselves back with the error, for
-// the caller to take back, when it fails too.
-func NewCollectors(reg prometheus.Registerer) ([]prometheus.Collector, error) { // want NewCollectors:"registers collectors_a,collectors_b at joined/joined.go:\\d+ \\(result 0, registerer 0, on error\\)"
+// NewCollectors returns the collectors themselves with the joined error:
+// its caller, given an error, cannot tell which to take back.
+func NewCollectors(reg prometheus.Registerer) ([]prometheus.Collector, error) { // want NewCollectors:"registers collectors_a,collectors_b at joined/joined.go:\\d+ \\(result 0, registerer 0\\)"
 	a := prometheus.NewGauge(prometheus.GaugeOpts{Name: "collectors_a"})
 	b := prometheus.NewGauge(prometheus.GaugeOpts{Name: "collectors_b"})
-	return []prometheus.Collector{a, b}, errors.Join(reg.Register(a), reg.Register(b))
+	return []prometheus.Collector{a, b}, errors.Join(reg.Register(a), reg.Register(b)) // want `^collectors_a and collectors_b registered at joined\.go:\d+ stay registered when this returns an error: unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with$`
 }
 
-// useCollectors drops them when NewCollectors fails.
+// useCollectors drops them when NewCollectors fails: what NewCollectors
+// left is reported there.
 func useCollectors(reg prometheus.Registerer) ([]prometheus.Collector, error) {
 	cs, err := NewCollectors(reg)
 	if err != nil {
-		return nil, err // want `^collectors_a and collectors_b registered at joined\.go:\d+ \(via NewCollectors\) stay registered when this returns an error`
+		return nil, err
 	}
 	return cs, nil
 }
 
-// takeBack unregisters them when NewCollectors fails.
-func takeBack(reg prometheus.Registerer) ([]prometheus.Collector, error) {
-	cs, err := NewCollectors(reg)
-	if err != nil {
-		for _, c := range cs {
-			reg.Unregister(c)
-		}
-		return nil, err
+// undoneOnFailure takes a back when b fails: m is handed back only with
+// a nil error.
+func undoneOnFailure(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "failure_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "failure_b"}),
 	}
-	return cs, nil
+	reg.MustRegister(m.a)
+	err := reg.Register(m.b)
+	if err != nil {
+		reg.Unregister(m.a)
+	}
+	return m, err
+}
+
+// undoneOnJoined unregisters each that succeeded when the joined error is
+// not nil, and returns m with it.
+func undoneOnJoined(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ifjoined_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ifjoined_b"}),
+	}
+	errA := reg.Register(m.a)
+	errB := reg.Register(m.b)
+	err := errors.Join(errA, errB)
+	if err != nil {
+		if errA == nil {
+			reg.Unregister(m.a)
+		}
+		if errB == nil {
+			reg.Unregister(m.b)
+		}
+	}
+	return m, err
+}
+
+// testedFirst returns errors that were both tested nil before: the Join is
+// nil.
+func testedFirst(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "first_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "first_b"}),
+	}
+	errA := reg.Register(m.a)
+	if errA != nil {
+		return nil, errA
+	}
+	errB := reg.Register(m.b)
+	if errB != nil {
+		reg.Unregister(m.a)
+		return nil, errB
+	}
+	return m, errors.Join(errA, errB)
+}
+
+// onlyAfter registers b only when a succeeded: when a's error is returned,
+// b was not registered.
+func onlyAfter(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "after_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "after_b"}),
+	}
+	errA := reg.Register(m.a)
+	if errA == nil {
+		reg.MustRegister(m.b)
+	}
+	return m, errA
+}
+
+// chained registers b when a succeeded, into the same err: when b fails,
+// a stays.
+func chained(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "chained_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "chained_b"}),
+	}
+	err := reg.Register(m.a)
+	if err == nil {
+		err = reg.Register(m.b)
+	}
+	return m, err // want `^chained_a registered at joined\.go:\d+ stays registered when this returns an error: unregister it before returning, or register it after the last error return$`
+}
+
+// accumulated joins the errors of a loop's registrations: when a later one
+// fails, the earlier stay.
+func accumulated(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "loop_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "loop_b"}),
+	}
+	var err error
+	for _, c := range []prometheus.Collector{m.a, m.b} {
+		err = errors.Join(err, reg.Register(c))
+	}
+	return m, err // want `^loop_a and loop_b registered at joined\.go:\d+ stay registered when this returns an error: unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with$`
+}
+
+// eitherWay joins them on both branches.
+func eitherWay(reg prometheus.Registerer, both bool) (*metrics, error) {
+	m := &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "either_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "either_b"}),
+	}
+	var err error
+	if both {
+		err = errors.Join(reg.Register(m.a), reg.Register(m.b))
+	} else {
+		err = errors.Join(reg.Register(m.b), reg.Register(m.a)) // related: registered
+	}
+	return m, err // want `^either_a and either_b registered at joined\.go:\d+ and 1 other place stay registered when this returns an error: unregister each whose registration succeeded before returning`
+}
+
+// register registers the collector its caller gives it.
+func register(reg prometheus.Registerer, c prometheus.Collector) error {
+	return reg.Register(c)
+}
+
+// throughHelper joins the errors of a helper that registers the caller's
+// collectors: the caller holds them, and Unregister of the one that failed
+// would take the one it collided with.
+func throughHelper(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "helper_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "helper_b"}),
+	}
+	err := errors.Join(
+		register(reg, m.a),
+		register(reg, m.b), // related: registered
+	)
+	return m, err // want `^helper_a and helper_b registered at joined\.go:\d+ \(via register\) and 1 other place stay registered when this returns an error: unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with$`
+}
+
+// errorOnly returns only the error, which it found not nil where it took
+// a back.
+func errorOnly(reg prometheus.Registerer) error {
+	a := prometheus.NewGauge(prometheus.GaugeOpts{Name: "only_a"})
+	b := prometheus.NewGauge(prometheus.GaugeOpts{Name: "only_b"})
+	reg.MustRegister(a)
+	err := reg.Register(b)
+	if err != nil {
+		reg.Unregister(a)
+	}
+	return err
 }
 
 type cache struct{ m *metrics }
@@ -160,4 +296,15 @@ func registerAll(reg prometheus.Registerer, names []string) ([]prometheus.Gauge,
 		gs = append(gs, g)
 	}
 	return gs, nil
+}
+
+// named joins them into a named result that a deferred call reads.
+func named(reg prometheus.Registerer, log func(error)) (m *metrics, err error) {
+	defer func() { log(err) }()
+	m = &metrics{
+		a: prometheus.NewGauge(prometheus.GaugeOpts{Name: "named_a"}),
+		b: prometheus.NewGauge(prometheus.GaugeOpts{Name: "named_b"}),
+	}
+	err = errors.Join(reg.Register(m.a), reg.Register(m.b))
+	return // want `^the metrics registered at joined\.go:\d+ stay registered when this returns an error: unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with$`
 }

@@ -7,14 +7,18 @@
 # serves) as an ordinary dependency, with the requirements of all its
 # packages, and with the module's own replace directives that name another
 # module (forks it builds against; a dependency's replaces do not apply).
-# Output of the go command goes to DIR/setup.log.
+# Output of the go command goes to DIR/setup.log; if the module cannot be
+# had, scratch_module says so and fails.
 scratch_module() {
 	local dir=$1 mod=$2 version=$3
 	mkdir -p "$dir"
 	(
 		cd "$dir" || exit
 		[ -f go.mod ] || go mod init evaluate >setup.log 2>&1
-		go get "$mod@$version" >>setup.log 2>&1
+		if ! go get "$mod@$version" >>setup.log 2>&1; then
+			echo "scratch_module: go get $mod@$version failed: see $dir/setup.log" >&2
+			exit 1
+		fi
 		go mod edit -json "$(go list -m -f '{{.GoMod}}' "$mod")" |
 			python3 -c 'import json, sys
 for r in json.load(sys.stdin).get("Replace") or []:

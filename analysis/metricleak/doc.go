@@ -109,12 +109,12 @@
 //     nil hands the owner back, but not on a path where it is the error of
 //     another registering call (or of a later turn of the same call, in a
 //     loop) that failed there: alone, among the errors listed in a call
-//     to errors.Join, or merged into it by a phi, as in
+//     to errors.Join, or merged into it by a phi on the way from the
+//     registration, as in
 //     return m, errors.Join(reg.Register(m.a), reg.Register(m.b)) and in
 //     err = reg.Register(m.a); if err == nil { err = reg.Register(m.b) };
 //     return m, err. What the others registered stays, and the caller,
-//     given an error, ignores all the return gives, the collectors too,
-//     and cannot tell which to take back;
+//     given an error, ignores the other results;
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
 //     lifecycle.Stack that is one of these; passing it to a function that
@@ -178,7 +178,8 @@
 // other than nil, finds the error to match is taken after a failure too.
 // A branch taken where the error a return gives, or errors.Join of
 // errors that include it, is found nil does not lead to that return giving
-// an error (unless a loop makes the error anew on the way).
+// an error (unless a loop makes the error anew on the way, or it is read
+// from a variable kept in memory, which may be set anywhere).
 // A callee that hands the collectors themselves back with its error (see
 // above) leaves them to its caller, whose failure branch is then followed.
 // Likewise, a branch taken where a value that holds what was registered is
@@ -320,10 +321,13 @@
 // and a callee that returns its owner together with an error that may be
 // nil (return t, t.start()) is reported nowhere: it hands the owner back,
 // and its caller's branch on that error is taken for one on which nothing
-// was registered. So is one that returns errors.Join of a slice other
-// than a literal (errors.Join(errs...) after errs = append(errs, err)):
-// its elements are not followed, even when they are registrations'
-// errors. One whose error is never nil there (see
+// was registered. So is one whose error is another registration's only
+// through a variable kept in memory (a named result of a function that
+// defers a call, a variable a closure captures), through a phi before the
+// registration, or through errors.Join of a slice other than a literal
+// (errors.Join(errs...) after errs = append(errs, err)); and one whose
+// failure merges with the error in more ways than the analysis follows
+// (thousands of combinations of phis). One whose error is never nil there (see
 // Rules) hands nothing back, as Go's convention has its caller ignore the
 // other results, and is reported.
 // A function that hands back what it registered inside a value that

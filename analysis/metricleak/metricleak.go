@@ -78,6 +78,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		shares:    map[*ssa.Function]*sharesFact{},
 		nilErrs:   map[ssa.Value]bool{},
 		givesMemo: map[*ssa.Return]map[ssa.Value]bool{},
+		loops:     map[ssa.Instruction]bool{},
 		broken:    map[*ssa.Function]bool{},
 		ignores:   findIgnores(pass),
 	}
@@ -176,6 +177,7 @@ type checker struct {
 	shares    map[*ssa.Function]*sharesFact      // memo of sharesOf
 	nilErrs   map[ssa.Value]bool                 // memo of nilError
 	givesMemo map[*ssa.Return]map[ssa.Value]bool // memo of givesOf
+	loops     map[ssa.Instruction]bool           // memo of inLoop
 	sentinels map[*ssa.Global]bool               // the package variables this package sets: whether each is never nil
 	calls     map[*ssa.Function]*uses            // how this package's functions are used
 	scopes    map[scopeKey]bool                  // memo of scopeParam

@@ -19,14 +19,18 @@ import (
 // the same (see collectorValues). A return whose error may be nil hands
 // its owner back, but not on a path where that error is another
 // registration's, which failed (see failures): then the caller ignores
-// all it gives, the collectors too, and cannot tell which to take back.
+// the other results.
 func (c *checker) leaks(r *registration, regs []*registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
 	res := returnsOwned(ret, o)
 	switch {
 	case res < 0:
 		return c.leftAt(r, ret, eff, true, nil)
+	case resultOfCollectors(ret, res):
+		return false
 	case c.surelyFails(ret):
-		return !resultOfCollectors(ret, res) && c.leftAt(r, ret, eff, true, nil)
+		return c.leftAt(r, ret, eff, true, nil)
+	case !c.leftAt(r, ret, eff, true, nil):
+		return false // no path, even before one assumes a failure on it
 	}
 	return slices.ContainsFunc(c.failures(r, regs, ret), func(q *registration) bool {
 		return c.leftAt(r, ret, eff, true, q)
@@ -48,13 +52,14 @@ func (c *checker) failures(r *registration, regs []*registration, ret *ssa.Retur
 // mayFail reports whether ret's error may give the failure of q in a run
 // where r is registered there: ret's error may be made of q's (see
 // givesOf), q's error is not tested nil wherever r's call runs, and q is
-// not r unless its call is in a loop, where a later turn may fail.
+// not made by r's call (a call that failed registered nothing) unless
+// that call is in a loop, where a later turn may fail.
 func (c *checker) mayFail(q, r *registration, ret *ssa.Return) bool {
 	switch {
 	case q.err == nil || c.nilError(q.err) || !c.gives(ret, q.err):
 		return false
-	case q == r:
-		return flowsTo(r.call, r.call)
+	case q.call == r.call:
+		return c.inLoop(r.call)
 	}
 	return !testedNil(q.err, r.call.Block())
 }
@@ -66,9 +71,10 @@ func (c *checker) gives(ret *ssa.Return, err ssa.Value) bool {
 
 // givesOf returns the values ret's error may be made of: the error, the
 // errors listed in a call to errors.Join that it is (see joinedErrors),
-// the edges of a phi that it is, what was stored in the variable that it
-// is a load of (see sameError), and theirs in turn. A result that a
-// deferred call may change is made of none.
+// the edges of a phi that it is, and theirs in turn. A variable kept in
+// memory (a named result of a function that defers a call, or one a
+// closure captures) may be set anywhere: what a load of it gives is not
+// followed.
 func (c *checker) givesOf(ret *ssa.Return) map[ssa.Value]bool {
 	if vs, ok := c.givesMemo[ret]; ok {
 		return vs
@@ -83,18 +89,9 @@ func (c *checker) givesOf(ret *ssa.Return) map[ssa.Value]bool {
 				continue
 			}
 			vs[v] = true
-			switch x := v.(type) {
-			case *ssa.Phi:
-				work = append(work, x.Edges...)
-			case *ssa.UnOp:
-				if x.Op == token.MUL {
-					for _, ref := range referrers(x.X) {
-						if st, ok := ref.(*ssa.Store); ok && st.Addr == x.X {
-							work = append(work, st.Val)
-						}
-					}
-				}
-			default:
+			if phi, ok := v.(*ssa.Phi); ok {
+				work = append(work, phi.Edges...)
+			} else {
 				work = append(work, joinedErrors(v)...)
 			}
 		}
@@ -120,13 +117,14 @@ func joinedErrors(v ssa.Value) []ssa.Value {
 }
 
 // includes reports whether the error v is not nil when one of errs is
-// not: it is one of them (see sameError), or errors.Join of errors that
-// include one.
+// not: it is one of them, or errors.Join of errors that include one. A
+// load of a variable is none of them: the variable may have been set
+// since (see givesOf).
 func includes(v ssa.Value, errs []ssa.Value) bool {
 	if len(errs) == 0 {
 		return false
 	}
-	if holdsAny(v, errs) {
+	if slices.Contains(errs, v) {
 		return true
 	}
 	return slices.ContainsFunc(joinedErrors(v), func(p ssa.Value) bool { return includes(p, errs) })
@@ -186,7 +184,7 @@ func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, fai
 	var gives, tested ssa.Value
 	if i := errorResult(target.Parent().Signature.Results()); i >= 0 && !resetByDefer(target, i) {
 		gives = returned(target, i)
-		if failing && !remade(gives) {
+		if instr, ok := gives.(ssa.Instruction); failing && !isLoad(gives) && (!ok || !c.inLoop(instr)) {
 			tested = gives
 		}
 	}
@@ -225,6 +223,9 @@ func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, fai
 			next, nextFails := carried(b, succ, errs, holdsAny), carried(b, succ, fails, includes)
 			s := state{succ, again, phiNames(next), phiNames(nextFails)}
 			if !seen[s] {
+				if failed != nil && len(seen) >= maxFailedStates {
+					return false // too many merges of the failure to follow
+				}
 				seen[s] = true
 				if walk(succ, 0, again, next, nextFails) {
 					return true
@@ -237,18 +238,34 @@ func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, fai
 	if r.err != nil {
 		errs = []ssa.Value{r.err}
 	}
-	if failed != nil && failed != r {
+	if failed != nil && failed.call != r.call {
 		fails = []ssa.Value{failed.err}
 	}
 	b := r.call.Block()
 	return walk(b, index(b, r.call)+1, false, errs, fails)
 }
 
-// remade reports whether v is made by an instruction in a loop: a branch
-// that tested it says nothing of the value a later turn makes.
-func remade(v ssa.Value) bool {
-	instr, ok := v.(ssa.Instruction)
-	return ok && instr.Block() != nil && flowsTo(instr, instr)
+// maxFailedStates bounds a walk that follows a failed registration's
+// error (see reaches): each set of phis that may hold it is a state of its
+// own, and independent merges multiply them. A walk that reaches the bound
+// finds no path.
+const maxFailedStates = 4096
+
+// isLoad reports whether v is a load of a variable kept in memory.
+func isLoad(v ssa.Value) bool {
+	load, ok := v.(*ssa.UnOp)
+	return ok && load.Op == token.MUL
+}
+
+// inLoop reports whether instr is in a loop: it may run again after it
+// ran. A value it makes, a later turn makes anew.
+func (c *checker) inLoop(instr ssa.Instruction) bool {
+	if in, ok := c.loops[instr]; ok {
+		return in
+	}
+	in := instr.Block() != nil && flowsTo(instr, instr)
+	c.loops[instr] = in
+	return in
 }
 
 // carried returns the values that hold an error on entering block to from

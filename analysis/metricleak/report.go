@@ -161,14 +161,14 @@ func (c *checker) remedy(regs, places []*registration, them string, failed *regi
 		return fmt.Sprintf("unregister them before returning, and call %s, which hands back nothing to unregister with, after the last error return", c.funcName(handsNothing))
 	case unowned > 0:
 		return "unregister them before returning, and make the calls that hand back nothing to unregister with after the last error return"
-	case m != nil:
-		return fmt.Sprintf("unregister %s, or call %s, before returning", them, methodName(first.owner, m))
-	case unchecked > 0:
-		return "unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return"
 	case failed != nil && failed.collector != nil:
 		return "unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with"
 	case failed != nil:
 		return "unregister each whose registration succeeded before returning"
+	case m != nil:
+		return fmt.Sprintf("unregister %s, or call %s, before returning", them, methodName(first.owner, m))
+	case unchecked > 0:
+		return "unregister them before returning, and register those that describe nothing, which Unregister cannot take back, after the last error return"
 	}
 	return fmt.Sprintf("unregister %s before returning, or %s after the last error return", them, late)
 }

@@ -226,7 +226,8 @@
 // failed at a return that leaves the others (the return gives its error,
 // as above), to unregister each whose registration succeeded, and, if the
 // function holds that one's collector, that Unregister of one that failed
-// removes the collector it collided with.
+// removes the collector it collided with; no method is named there, as it
+// would undo the one that failed too.
 // Only a method known by a fact to unregister, and called without
 // arguments or type arguments, is named: a method of an interface, of
 // which nothing is known, never is. Where nothing the function
@@ -327,9 +328,11 @@
 // registration, or through errors.Join of a slice other than a literal
 // (errors.Join(errs...) after errs = append(errs, err)); and one whose
 // failure merges with the error in more ways than the analysis follows
-// (thousands of combinations of phis). One whose error is never nil there (see
-// Rules) hands nothing back, as Go's convention has its caller ignore the
-// other results, and is reported.
+// (thousands of combinations of phis), or in a function where it has
+// followed failures through tens of thousands of blocks already (a chain
+// of a hundred registrations, each after the last succeeded). One whose
+// error is never nil there (see Rules) hands nothing back, as Go's
+// convention has its caller ignore the other results, and is reported.
 // A function that hands back what it registered inside a value that
 // another function makes (return wrap(c), where wrap stores c in a struct
 // it returns) is taken to hand it to nobody: its callers are told that

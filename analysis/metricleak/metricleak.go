@@ -167,22 +167,23 @@ func withInit(pkg *ssa.Package, funcs []*ssa.Function) []*ssa.Function {
 
 // A checker holds what one pass learns about the package's functions.
 type checker struct {
-	pass      *analysis.Pass
-	pkg       *ssa.Package
-	registers map[*ssa.Function]*registersFact   // this package's functions that register and hand on
-	keeps     map[*ssa.Function]*keepsFact       // this package's functions that keep an argument
-	unreg     map[*ssa.Function]bool             // memo of unregisters
-	neverFail map[*ssa.Function]bool             // memo of neverFails
-	makesReg  map[*ssa.Function]bool             // memo of makesRegistry
-	shares    map[*ssa.Function]*sharesFact      // memo of sharesOf
-	nilErrs   map[ssa.Value]bool                 // memo of nilError
-	givesMemo map[*ssa.Return]map[ssa.Value]bool // memo of givesOf
-	loops     map[ssa.Instruction]bool           // memo of inLoop
-	sentinels map[*ssa.Global]bool               // the package variables this package sets: whether each is never nil
-	calls     map[*ssa.Function]*uses            // how this package's functions are used
-	scopes    map[scopeKey]bool                  // memo of scopeParam
-	broken    map[*ssa.Function]bool             // functions whose analysis panicked
-	ignores   *ignores                           // the //lint: directives of the package
+	pass       *analysis.Pass
+	pkg        *ssa.Package
+	registers  map[*ssa.Function]*registersFact   // this package's functions that register and hand on
+	keeps      map[*ssa.Function]*keepsFact       // this package's functions that keep an argument
+	unreg      map[*ssa.Function]bool             // memo of unregisters
+	neverFail  map[*ssa.Function]bool             // memo of neverFails
+	makesReg   map[*ssa.Function]bool             // memo of makesRegistry
+	shares     map[*ssa.Function]*sharesFact      // memo of sharesOf
+	nilErrs    map[ssa.Value]bool                 // memo of nilError
+	givesMemo  map[*ssa.Return]map[ssa.Value]bool // memo of givesOf
+	loops      map[ssa.Instruction]bool           // memo of inLoop
+	failBudget int                                // states left for walks that follow a failure in the function checked (see maxFailedWork)
+	sentinels  map[*ssa.Global]bool               // the package variables this package sets: whether each is never nil
+	calls      map[*ssa.Function]*uses            // how this package's functions are used
+	scopes     map[scopeKey]bool                  // memo of scopeParam
+	broken     map[*ssa.Function]bool             // functions whose analysis panicked
+	ignores    *ignores                           // the //lint: directives of the package
 }
 
 // check reports, for each set of registrations that fn leaves behind, the
@@ -193,6 +194,7 @@ func (c *checker) check(fn *ssa.Function) {
 		return
 	}
 	regs := c.registrations(fn)
+	c.failBudget = maxFailedWork
 	leaked := make([][]int, len(rets)) // for each return, the indexes of what it leaves
 	for i, r := range regs {
 		if c.handedAtOnce(r) {

@@ -223,8 +223,11 @@ func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, fai
 			next, nextFails := carried(b, succ, errs, holdsAny), carried(b, succ, fails, includes)
 			s := state{succ, again, phiNames(next), phiNames(nextFails)}
 			if !seen[s] {
-				if failed != nil && len(seen) >= maxFailedStates {
-					return false // too many merges of the failure to follow
+				if failed != nil {
+					if len(seen) >= maxFailedStates || c.failBudget <= 0 {
+						return false // too many merges, or walks, of failures to follow
+					}
+					c.failBudget--
 				}
 				seen[s] = true
 				if walk(succ, 0, again, next, nextFails) {
@@ -247,9 +250,14 @@ func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, fai
 
 // maxFailedStates bounds a walk that follows a failed registration's
 // error (see reaches): each set of phis that may hold it is a state of its
-// own, and independent merges multiply them. A walk that reaches the bound
-// finds no path.
-const maxFailedStates = 4096
+// own, and independent merges multiply them. maxFailedWork bounds the
+// states of all such walks in one function, which tries each failure that
+// may leave each registration at each return. A walk that reaches either
+// bound finds no path.
+const (
+	maxFailedStates = 4096
+	maxFailedWork   = 1 << 16
+)
 
 // isLoad reports whether v is a load of a variable kept in memory.
 func isLoad(v ssa.Value) bool {

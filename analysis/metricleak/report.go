@@ -161,10 +161,16 @@ func (c *checker) remedy(regs, places []*registration, them string, failed *regi
 		return fmt.Sprintf("unregister them before returning, and call %s, which hands back nothing to unregister with, after the last error return", c.funcName(handsNothing))
 	case unowned > 0:
 		return "unregister them before returning, and make the calls that hand back nothing to unregister with after the last error return"
-	case failed != nil && failed.collector != nil:
-		return "unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with"
 	case failed != nil:
-		return "unregister each whose registration succeeded before returning"
+		// No method is named: it would undo the one that failed too.
+		advice := "unregister each whose registration succeeded before returning"
+		if failed.collector != nil {
+			advice += ": Unregister of one that failed removes the collector it collided with"
+		}
+		if unchecked > 0 {
+			advice += "; register those that describe nothing, which Unregister cannot take back, after the last error return"
+		}
+		return advice
 	case m != nil:
 		return fmt.Sprintf("unregister %s, or call %s, before returning", them, methodName(first.owner, m))
 	case unchecked > 0:

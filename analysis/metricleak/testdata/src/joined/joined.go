@@ -393,3 +393,17 @@ func undoables(reg prometheus.Registerer) ([]*undoable, error) {
 	y, errY := newUndoable(reg, "undoable_y")         // related: registered
 	return []*undoable{x, y}, errors.Join(errX, errY) // want `^the metrics registered at joined\.go:\d+ \(via newUndoable\) and 1 other place stay registered when this returns an error: unregister each whose registration succeeded before returning$`
 }
+
+// quiet describes nothing: Unregister cannot take it back.
+type quiet struct{}
+
+func (quiet) Describe(chan<- *prometheus.Desc) {} // want Describe:"does nothing"
+func (quiet) Collect(chan<- prometheus.Metric) {}
+
+// mixed joins the errors of a collector that describes nothing and one
+// that does: the message says what to do for each.
+func mixed(reg prometheus.Registerer) error {
+	a := prometheus.NewGauge(prometheus.GaugeOpts{Name: "mixed_a"})
+	var q quiet
+	return errors.Join(reg.Register(a), reg.Register(q)) // want `^mixed_a and other metrics registered at joined\.go:\d+ stay registered when this returns an error: unregister each whose registration succeeded before returning: Unregister of one that failed removes the collector it collided with; register those that describe nothing, which Unregister cannot take back, after the last error return$`
+}

@@ -114,7 +114,8 @@
 //     return m, errors.Join(reg.Register(m.a), reg.Register(m.b)) and in
 //     err = reg.Register(m.a); if err == nil { err = reg.Register(m.b) };
 //     return m, err. What the others registered stays, and the caller,
-//     given an error, ignores the other results;
+//     given an error, ignores the other results, all but the collectors
+//     themselves, which are handed back even so;
 //   - storing it where it outlives the call: a field of a parameter or the
 //     receiver, a package variable, a captured variable, a map or a
 //     lifecycle.Stack that is one of these; passing it to a function that

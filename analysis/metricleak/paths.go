@@ -18,7 +18,7 @@ import (
 // results (return t, err); but the collectors themselves it hands back all
 // the same (see collectorValues). A return whose error may be nil hands
 // its owner back, but not on a path where that error is another
-// registration's, which failed (see failures): then the caller ignores
+// registration's, which failed (see mayFail): then the caller ignores
 // the other results.
 func (c *checker) leaks(r *registration, regs []*registration, ret *ssa.Return, o *owners, eff map[ssa.Instruction]effect) bool {
 	res := returnsOwned(ret, o)
@@ -32,21 +32,9 @@ func (c *checker) leaks(r *registration, regs []*registration, ret *ssa.Return, 
 	case !c.leftAt(r, ret, eff, true, nil):
 		return false // no path, even before one assumes a failure on it
 	}
-	return slices.ContainsFunc(c.failures(r, regs, ret), func(q *registration) bool {
-		return c.leftAt(r, ret, eff, true, q)
+	return slices.ContainsFunc(regs, func(q *registration) bool {
+		return c.mayFail(q, r, ret) && c.leftAt(r, ret, eff, true, q)
 	})
-}
-
-// failures returns those of regs whose failure ret's error may give, in a
-// run where r is registered there (see mayFail).
-func (c *checker) failures(r *registration, regs []*registration, ret *ssa.Return) []*registration {
-	var qs []*registration
-	for _, q := range regs {
-		if c.mayFail(q, r, ret) {
-			qs = append(qs, q)
-		}
-	}
-	return qs
 }
 
 // mayFail reports whether ret's error may give the failure of q in a run
@@ -179,13 +167,14 @@ func coveredBefore(r *registration, eff map[ssa.Instruction]effect, kinds ...eff
 // to be nil, or tests for nil a value known not to be nil where the
 // registration was made (see notNil) or on the path, is no path either.
 func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, failed *registration, cut func(ssa.Instruction) bool) bool {
-	// gives is the error target returns; tested is gives when a branch
+	// gives is the error target returns; tested holds it when a branch
 	// that tests it tells what the target returns: no loop remakes it.
-	var gives, tested ssa.Value
+	var gives ssa.Value
+	var tested []ssa.Value
 	if i := errorResult(target.Parent().Signature.Results()); i >= 0 && !resetByDefer(target, i) {
 		gives = returned(target, i)
 		if instr, ok := gives.(ssa.Instruction); failing && !isLoad(gives) && (!ok || !c.inLoop(instr)) {
-			tested = gives
+			tested = []ssa.Value{gives}
 		}
 	}
 	type state struct {
@@ -217,7 +206,7 @@ func (c *checker) reaches(r *registration, target *ssa.Return, failing bool, fai
 			}
 		}
 		notNil := func(v ssa.Value) bool {
-			return r.notNil(v) || tested != nil && includes(v, []ssa.Value{tested}) || includes(v, fails)
+			return r.notNil(v) || includes(v, tested) || includes(v, fails)
 		}
 		for _, succ := range c.successors(b, errs, notNil) {
 			next, nextFails := carried(b, succ, errs, holdsAny), carried(b, succ, fails, includes)
